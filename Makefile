@@ -1,0 +1,50 @@
+# Two commands set everything up on a fresh machine with Python 3.11 and make:
+#   make run    install, migrate, load demo data, start the site on http://127.0.0.1:8000
+#   make test   install, fetch what the browser tests need, lint, run the whole suite
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install lint chromium migrate demo bench clean
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: set PYTHON=/path/to/python3.11"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py seed_demo
+
+run: demo
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+# Debian's Chromium for the real-browser tests (a test tool's own browser download does not work here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install chromium lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/engines.py
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,185 @@
+"""The engine contract: every game is a stateless object over plain JSON-serialisable dicts.
+
+Nothing in ``games/engines`` may import Django, DRF or Celery; a test enforces it. The site talks to a
+game only through the members of :class:`Engine`, so the UI, the bots and move validation share one
+list of legal moves and no rule is written twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+State = dict[str, Any]
+Move = dict[str, Any]
+View = dict[str, Any]
+
+
+class IllegalMove(ValueError):
+    """Raised for a move the rules forbid; the message is shown to the player as is."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the game log.
+
+    ``visible_to`` is None for a public event, otherwise the seats that may see it; the log is filtered
+    exactly like the view.
+    """
+
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    visible_to: frozenset[int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "data": self.data,
+            "visible_to": None if self.visible_to is None else sorted(self.visible_to),
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Event:
+        seats = raw.get("visible_to")
+        return cls(
+            kind=raw["kind"],
+            text=raw.get("text", ""),
+            data=raw.get("data", {}),
+            visible_to=None if seats is None else frozenset(seats),
+        )
+
+    def visible_for(self, seat: int | None) -> bool:
+        return self.visible_to is None or (seat is not None and seat in self.visible_to)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One match option chosen at creation: its label, choices (value -> label) and default."""
+
+    label: str
+    choices: dict[str, str]
+    default: str
+
+    def __post_init__(self) -> None:
+        if self.default not in self.choices:
+            raise ValueError(f"default {self.default!r} is not one of the choices")
+
+
+class SvgRenderer(Protocol):
+    def render(self, view: View, seat: int | None, *, interactive: bool) -> str: ...
+
+
+class Engine:
+    """Base class of every game engine. Subclasses fill in the metadata and the rule methods.
+
+    A move is a dict; ``legal_moves`` is canonical and sorted, and ``apply`` refuses anything not in it.
+    """
+
+    slug: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[dict[str, Option]] = {}
+    svg: ClassVar[SvgRenderer]
+
+    # --- setup -------------------------------------------------------------------------------------
+    def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
+        raise NotImplementedError
+
+    def resolve_options(self, options: dict[str, str] | None, *, seats: int | None = None) -> dict[str, str]:
+        """Fill in defaults and refuse unknown options or values with a reason a person can read."""
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            raise ValueError(f"{self.title} has no option {', '.join(unknown)}.")
+        resolved: dict[str, str] = {}
+        for name, option in self.options.items():
+            value = given.get(name, option.default)
+            if value not in option.choices:
+                allowed = ", ".join(option.choices)
+                raise ValueError(f"{option.label}: {value!r} is not one of {allowed}.")
+            resolved[name] = value
+        if seats is not None and not self.min_players <= seats <= self.max_players:
+            raise ValueError(f"{self.title} is for {self.min_players} to {self.max_players} players.")
+        return resolved
+
+    # --- whose input is awaited ---------------------------------------------------------------------
+    def actors(self, state: State) -> frozenset[int]:
+        raise NotImplementedError
+
+    def chance_pending(self, state: State) -> bool:
+        return False
+
+    def resolve_chance(self, state: State, rng: random.Random) -> tuple[State, list[Event]]:
+        raise IllegalMove("No chance step is pending.")
+
+    # --- moves --------------------------------------------------------------------------------------
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        raise NotImplementedError
+
+    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        raise NotImplementedError
+
+    def parse_move(self, text: str) -> Move:
+        raise NotImplementedError
+
+    def format_move(self, move: Move) -> str:
+        raise NotImplementedError
+
+    def click_path(self, move: Move) -> list[str]:
+        """The ``data-target`` values of the SVG elements a player clicks, in order, to make ``move``.
+
+        The board script offers, after each click, only the next elements of legal moves that start
+        with the clicks made so far, so the browser needs no rules of its own.
+        """
+        raise NotImplementedError
+
+    # --- what may be known --------------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> View:
+        """Everything ``seat`` may know (None: a spectator); the only way state leaves the server.
+
+        Engines do not override this: they implement ``public_view`` and ``private_view``.
+
+        It is the public part plus, under the key ``private``, what only that seat may see. The site
+        stores the two apart (``Match.public_view`` and the seat's ``HiddenHand``), so a player's page
+        is built from the public part and that seat's hand and nothing else.
+        """
+        public = self.public_view(state)
+        public["private"] = {} if seat is None else self.private_view(state, seat)
+        return public
+
+    def public_view(self, state: State) -> View:
+        """What every seat and every spectator may know; a fresh dict."""
+        raise NotImplementedError
+
+    def private_view(self, state: State, seat: int) -> dict[str, Any]:
+        """What only ``seat`` may know (its hand, its sealed bid); empty in a game without secrets."""
+        return {}
+
+    def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        """A state that ``seat`` cannot tell from ``state``: all it may not know re-dealt at random.
+
+        Search bots plan over such samples, and the conformance test checks that the view and the SVG
+        of ``seat`` are the same for every sample (non-interference). Games without secrets keep this.
+        """
+        return copy.deepcopy(state)
+
+    def outcome(self, state: State) -> list[float] | None:
+        raise NotImplementedError
+
+    def eliminate(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        """Take a resigned or forfeited seat out of a game that goes on without it.
+
+        Engines that cannot continue without every seat leave this as is; the site then ends the match.
+        """
+        raise NotImplementedError
+
+    def is_over(self, state: State) -> bool:
+        return self.outcome(state) is not None
+
+    def render_svg(self, view: View, seat: int | None, *, interactive: bool = False) -> str:
+        return self.svg.render(view, seat, interactive=interactive)

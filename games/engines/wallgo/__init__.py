@@ -1,0 +1,1 @@
+"""Wall Go: the rules engine (``rules``) and its board renderer (``svg``)."""

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+
+from games.engines import registry
+
+
+class MatchCreateForm(forms.Form):
+    TIME_UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
+
+    game = forms.ChoiceField(choices=registry.choices)
+    seat_count = forms.IntegerField(label="Players", min_value=1, max_value=8, initial=2)
+    name = forms.CharField(max_length=80, required=False, help_text="Optional; shown in the lobby.")
+    move_time = forms.IntegerField(
+        label="Time per move",
+        min_value=1,
+        max_value=720,
+        required=False,
+        initial=3,
+        help_text="Empty for no limit.",
+    )
+    move_time_unit = forms.ChoiceField(choices=[("days", "days"), ("hours", "hours")], initial="days")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # One select per option of every game; the page shows the chosen game's and the view reads
+        # only those, so adding a game adds its options here without touching this form.
+        for slug in registry.slugs():
+            engine = registry.get_engine(slug)
+            for name, option in engine.options.items():
+                self.fields[self.option_field(slug, name)] = forms.ChoiceField(
+                    label=option.label,
+                    choices=list(option.choices.items()),
+                    initial=option.default,
+                    required=False,
+                )
+
+    @staticmethod
+    def option_field(slug: str, name: str) -> str:
+        return f"opt_{slug}_{name}"
+
+    def option_fields_by_game(self) -> dict[str, list[forms.BoundField]]:
+        return {
+            slug: [self[self.option_field(slug, name)] for name in registry.get_engine(slug).options]
+            for slug in registry.slugs()
+        }
+
+    def clean(self) -> dict:
+        data = super().clean()
+        slug = data.get("game")
+        if slug:
+            engine = registry.get_engine(slug)
+            count = data.get("seat_count")
+            if count is not None and not engine.min_players <= count <= engine.max_players:
+                self.add_error(
+                    "seat_count",
+                    f"{engine.title} is for {engine.min_players} to {engine.max_players} players.",
+                )
+            data["options"] = {
+                name: data.get(self.option_field(slug, name)) or option.default
+                for name, option in engine.options.items()
+            }
+        amount = data.get("move_time")
+        data["move_time_limit"] = (
+            amount * self.TIME_UNITS[data.get("move_time_unit") or "days"] if amount else None
+        )
+        return data
+
+
+class MoveForm(forms.Form):
+    move = forms.CharField(max_length=200, label="Move", strip=True)
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)

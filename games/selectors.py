@@ -1,0 +1,129 @@
+"""Reads for pages and the API. A viewer only ever gets the public view plus its own seat's hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+
+from games.engines.base import Event
+from games.errors import NotFound
+from games.models import HiddenHand, Match, Move, Seat, Turn
+
+
+@dataclass(frozen=True)
+class LogLine:
+    seq: int
+    seat: int | None
+    player: str
+    notation: str
+    events: list[str]
+    at: Any
+
+
+@dataclass(frozen=True)
+class MatchView:
+    match: Match
+    seats: list[Seat]
+    seat: Seat | None  # the viewer's seat, if any
+    view: dict[str, Any]  # engine view for that seat (public part + its own hand)
+    actors: frozenset[int]
+    open_turns: dict[int, Turn]
+
+    @property
+    def viewer_position(self) -> int | None:
+        return self.seat.position if self.seat else None
+
+    @property
+    def my_turn(self) -> bool:
+        return (
+            self.seat is not None
+            and self.seat.status == Seat.Status.PLAYING
+            and self.match.status == Match.Status.ACTIVE
+            and self.seat.position in self.actors
+        )
+
+
+def match_get(*, match_id: Any) -> Match:
+    try:
+        return Match.objects.get(pk=int(match_id))
+    except (Match.DoesNotExist, ValueError, TypeError):
+        raise NotFound("There is no such match.") from None
+
+
+def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView:
+    """What this user may see of the match: the public view, plus its own hand when seated."""
+    match = match_get(match_id=match_id)
+    seats = list(match.seats.select_related("user", "hidden_hand"))
+    seat = None
+    if user is not None and user.is_authenticated:
+        seat = next((s for s in seats if s.user_id == user.pk), None)
+    view: dict[str, Any] = dict(match.public_view or {})
+    private: dict[str, Any] = {}
+    if seat is not None:
+        try:
+            private = seat.hidden_hand.data
+        except HiddenHand.DoesNotExist:
+            private = {}
+    view["private"] = private
+    open_turns = {
+        t.seat.position: t for t in match.turns.filter(closed_at__isnull=True).select_related("seat")
+    }
+    actors = frozenset(open_turns) if match.status == Match.Status.ACTIVE else frozenset()
+    return MatchView(match=match, seats=seats, seat=seat, view=view, actors=actors, open_turns=open_turns)
+
+
+def match_log_for(*, match: Match, position: int | None) -> list[LogLine]:
+    """The game log with every event filtered exactly like the view."""
+    lines = []
+    for move in match.moves.select_related("seat__user").defer("state_after"):
+        events = [Event.from_dict(raw) for raw in move.events]
+        lines.append(
+            LogLine(
+                seq=move.seq,
+                seat=move.seat.position if move.seat else None,
+                player=move.seat.player_name if move.seat else "",
+                notation=move.notation,
+                events=[event.text for event in events if event.visible_for(position)],
+                at=move.created_at,
+            )
+        )
+    return lines
+
+
+def matches_open() -> QuerySet[Match]:
+    return (
+        Match.objects.filter(status=Match.Status.OPEN)
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .order_by("-created_at")
+    )
+
+
+def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
+    """The user's matches, those awaiting the user's move first (oldest wait first), then the rest."""
+    awaiting = Turn.objects.filter(match=OuterRef("pk"), seat__user=user, closed_at__isnull=True)
+    matches = list(
+        Match.objects.filter(seats__user=user)
+        .annotate(awaiting_me=Exists(awaiting))
+        .defer("engine_state", "rng_state", "public_view")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .order_by("-updated_at")
+        .distinct()
+    )
+    rank = {Match.Status.ACTIVE: 1, Match.Status.OPEN: 2}
+    return sorted(matches, key=lambda m: (0 if m.awaiting_me else rank.get(m.status, 3),))
+
+
+def matches_awaiting_count(*, user: AbstractBaseUser) -> int:
+    return (
+        Turn.objects.filter(seat__user=user, closed_at__isnull=True, match__status=Match.Status.ACTIVE)
+        .values("match")
+        .distinct()
+        .count()
+    )
+
+
+def moves_of(*, match: Match) -> QuerySet[Move]:
+    return match.moves.defer("state_after").order_by("seq")

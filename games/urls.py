@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from games import views
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("me/matches/", views.my_matches, name="my-matches"),
+    path("matches/new/", views.match_create, name="match-create"),
+    path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
+    path("matches/<int:match_id>/board.svg", views.match_board, name="match-board"),
+    path("matches/<int:match_id>/join/", views.match_join, name="match-join"),
+    path("matches/<int:match_id>/leave/", views.match_leave, name="match-leave"),
+    path("matches/<int:match_id>/move/", views.match_move, name="match-move"),
+    path("matches/<int:match_id>/resign/", views.match_resign, name="match-resign"),
+]

@@ -1,0 +1,178 @@
+"""Thin views: parse the request, call a service or selector, render or redirect."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors, services
+from games.errors import NotFound, ServiceError
+from games.forms import MatchCreateForm, MoveForm
+from games.models import Match
+
+
+@require_GET
+def lobby(request: HttpRequest) -> HttpResponse:
+    open_matches = selectors.matches_open()[:50]
+    return render(request, "games/lobby.html", {"open_matches": open_matches})
+
+
+@login_required
+def my_matches(request: HttpRequest) -> HttpResponse:
+    matches = selectors.matches_for_user(user=request.user)
+    return render(request, "games/my_matches.html", {"matches": matches})
+
+
+@login_required
+def match_create(request: HttpRequest) -> HttpResponse:
+    form = MatchCreateForm(request.POST or None, initial={"game": request.GET.get("game")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            match = services.match_create(
+                creator=request.user,
+                game=data["game"],
+                seat_count=data["seat_count"],
+                options=data["options"],
+                name=data["name"],
+                move_time_limit=data["move_time_limit"],
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, "Match created. It starts as soon as every seat is taken.")
+            return redirect(match)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "games/match_create.html", {"form": form}, status=status)
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    mv = _view_or_404(request, match_id)
+    return render(request, "games/match_detail.html", _detail_context(request, mv))
+
+
+@require_GET
+def match_board(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The board alone as SVG, drawn for the viewer's seat."""
+    mv = _view_or_404(request, match_id)
+    svg = mv.match.engine.render_svg(mv.view, mv.viewer_position, interactive=False) if mv.view else ""
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@require_POST
+@login_required
+def match_join(request: HttpRequest, match_id: int) -> HttpResponse:
+    _run(request, lambda: services.seat_join(match_id=match_id, user=request.user), "You have joined.")
+    return redirect("match-detail", match_id=match_id)
+
+
+@require_POST
+@login_required
+def match_leave(request: HttpRequest, match_id: int) -> HttpResponse:
+    if _run(
+        request, lambda: services.seat_leave(match_id=match_id, user=request.user), "You left the match."
+    ):
+        return redirect("lobby")
+    return redirect("match-detail", match_id=match_id)
+
+
+@require_POST
+@login_required
+def match_resign(request: HttpRequest, match_id: int) -> HttpResponse:
+    _run(request, lambda: services.match_resign(match_id=match_id, user=request.user), "You resigned.")
+    return redirect("match-detail", match_id=match_id)
+
+
+@require_POST
+@login_required
+def match_move(request: HttpRequest, match_id: int) -> HttpResponse:
+    form = MoveForm(request.POST)
+    if not form.is_valid():
+        mv = _view_or_404(request, match_id)
+        return render(
+            request, "games/match_detail.html", _detail_context(request, mv, move_form=form), status=400
+        )
+    try:
+        move = services.move_play(
+            match_id=match_id,
+            user=request.user,
+            expected_version=form.cleaned_data["version"],
+            text=form.cleaned_data["move"],
+        )
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except ServiceError as exc:
+        form.add_error("move", exc.message)
+        mv = _view_or_404(request, match_id)
+        return render(
+            request,
+            "games/match_detail.html",
+            _detail_context(request, mv, move_form=form),
+            status=exc.status,
+        )
+    messages.success(request, f"Played {move.notation}.")
+    return redirect("match-detail", match_id=match_id)
+
+
+def _run(request: HttpRequest, action, success: str) -> bool:
+    try:
+        action()
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return False
+    messages.success(request, success)
+    return True
+
+
+def _view_or_404(request: HttpRequest, match_id: int) -> selectors.MatchView:
+    try:
+        return selectors.match_view_for(match_id=match_id, user=request.user)
+    except NotFound:
+        raise Http404("There is no such match.") from None
+
+
+def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: MoveForm | None = None) -> dict:
+    match = mv.match
+    engine = match.engine
+    board = ""
+    choices: list[dict] = []
+    if match.status != Match.Status.OPEN and mv.view:
+        board = engine.render_svg(mv.view, mv.viewer_position, interactive=mv.my_turn)
+        if mv.my_turn:
+            # The board script walks these click paths; the server stays the only judge of legality.
+            choices = [
+                {"path": engine.click_path(m), "text": engine.format_move(m)}
+                for m in engine.legal_moves(match.engine_state, mv.viewer_position)
+            ]
+    if move_form is None:
+        move_form = MoveForm(initial={"version": match.version})
+    else:
+        # Re-rendering after an error: offer the current version, keep what the player typed.
+        move_form.data = move_form.data.copy()
+        move_form.data["version"] = match.version
+    joined = {seat.user_id for seat in mv.seats}
+    return {
+        "match": match,
+        "mv": mv,
+        "engine": engine,
+        "board": board,
+        "choices": choices,
+        "move_form": move_form,
+        "log": selectors.match_log_for(match=match, position=mv.viewer_position),
+        "can_join": (
+            match.status == Match.Status.OPEN
+            and request.user.is_authenticated
+            and request.user.pk not in joined
+            and len(mv.seats) < match.seat_count
+        ),
+        "option_labels": [
+            (engine.options[name].label, engine.options[name].choices.get(value, value))
+            for name, value in match.options.items()
+            if name in engine.options
+        ],
+    }

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from games import services
+from games.engines import registry
+from games.models import Match
+from games.playouts import play_random_moves
+
+# Small engines that exist only for the tests (chance steps, hidden hands, simultaneous moves) are
+# registered here so that the conformance suite and the site's machinery run over them too.
+if "testdice" not in registry.ENGINES:
+    registry.register("testdice", "tests.support.dicegame.DiceGame")
+
+PASSWORD = "a-long-test-password-42"
+
+
+@pytest.fixture
+def make_user(django_user_model) -> Callable:
+    counter = iter(range(1, 10_000))
+
+    def make(username: str | None = None, **extra):
+        name = username or f"player{next(counter)}"
+        return django_user_model.objects.create_user(
+            username=name, email=f"{name}@example.com", password=PASSWORD, **extra
+        )
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    return make_user("bob")
+
+
+@pytest.fixture
+def carol(make_user):
+    return make_user("carol")
+
+
+@pytest.fixture
+def started_match(alice, bob) -> Callable[..., Match]:
+    """A Wall Go match between alice (seat 0) and bob (seat 1), already started."""
+
+    def make(**kwargs) -> Match:
+        match = services.match_create(
+            creator=alice, game=kwargs.pop("game", "wallgo"), seat_count=2, **kwargs
+        )
+        services.seat_join(match_id=match.pk, user=bob)
+        match.refresh_from_db()
+        return match
+
+    return make
+
+
+def play_random(match: Match, *, moves: int, seed: int = 1) -> Match:
+    """Play random legal moves through the service, as the players would."""
+    return play_random_moves(match_id=match.pk, rng=random.Random(seed), moves=moves)

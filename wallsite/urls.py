@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+
+from accounts import views as account_views
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("players/<str:username>/", account_views.profile, name="profile"),
+    path("", include("games.urls")),
+]
