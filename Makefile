@@ -27,7 +27,7 @@ demo: migrate
 	$(BIN)/python manage.py seed_demo
 
 run: demo
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py runsite $(HOST):$(PORT)
 
 # Debian's Chromium for the real-browser tests (a test tool's own browser download does not work here).
 chromium:

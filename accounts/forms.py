@@ -3,7 +3,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from accounts.models import User
+from accounts.models import User, time_zone_choices
+from accounts.services import MAX_REMINDER_HOURS, MAX_REMINDERS
 
 
 class SignupForm(UserCreationForm):
@@ -24,3 +25,69 @@ class SignupForm(UserCreationForm):
         if User.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError("That name is taken.")
         return username
+
+
+class PreferencesForm(forms.Form):
+    """What the user wants to hear from us and when; saved through ``user_update_preferences``."""
+
+    time_zone = forms.ChoiceField(
+        choices=time_zone_choices, help_text="Deadlines on pages and in e-mails are shown in this zone."
+    )
+    notify = forms.ChoiceField(label="E-mail me", choices=User.Notify.choices, widget=forms.RadioSelect)
+    reminder_hours = forms.CharField(
+        label="Reminders (hours before a deadline)",
+        required=False,
+        max_length=60,
+        help_text=(
+            f"Whole hours between 1 and {MAX_REMINDER_HOURS}, separated by commas, at most "
+            f"{MAX_REMINDERS}; for example 24, 2. Leave empty for no reminders."
+        ),
+    )
+    digest_hour = forms.TypedChoiceField(
+        label="Send the daily digest at",
+        coerce=int,
+        choices=[(hour, f"{hour:02d}:00") for hour in range(24)],
+        help_text="Your local time.",
+    )
+    on_vacation = forms.BooleanField(
+        label="I am on vacation",
+        required=False,
+        help_text="While this is on we send you no turn e-mails or reminders.",
+    )
+
+    @classmethod
+    def for_user(cls, user: User, data=None) -> PreferencesForm:
+        return cls(
+            data,
+            initial={
+                "time_zone": user.time_zone,
+                "notify": user.notify,
+                "reminder_hours": hours_text(user.reminder_hours or []),
+                "digest_hour": user.digest_hour,
+                "on_vacation": user.on_vacation,
+            },
+        )
+
+    def clean_reminder_hours(self) -> list[int]:
+        raw = self.cleaned_data["reminder_hours"]
+        pieces = [piece.strip() for piece in raw.replace(";", ",").split(",")]
+        hours = set()
+        for piece in pieces:
+            if not piece:
+                continue
+            if not (piece.isascii() and piece.isdigit()):
+                raise forms.ValidationError(f"“{piece}” is not a whole number of hours.")
+            hour = int(piece)
+            if not 1 <= hour <= MAX_REMINDER_HOURS:
+                raise forms.ValidationError(
+                    f"{hour} is out of range: a reminder comes 1 to {MAX_REMINDER_HOURS} hours "
+                    "(one week) before a deadline."
+                )
+            hours.add(hour)
+        if len(hours) > MAX_REMINDERS:
+            raise forms.ValidationError(f"At most {MAX_REMINDERS} reminders, please.")
+        return sorted(hours, reverse=True)
+
+
+def hours_text(hours: list[int]) -> str:
+    return ", ".join(str(hour) for hour in sorted({int(h) for h in hours}, reverse=True))

@@ -19,4 +19,7 @@ urlpatterns = [
     path("reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("password-change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password-change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("settings/", views.account_settings, name="account-settings"),
+    path("settings/calendar/", views.calendar_token_reset, name="calendar-token-reset"),
+    path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
 ]

@@ -1,14 +1,24 @@
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from accounts.forms import SignupForm
+from accounts.forms import PreferencesForm, SignupForm
 from accounts.models import User
+from accounts.unsubscribe import unsubscribe_user
 from games import selectors
+from games.errors import ServiceError
+from games.timefmt import zone_for
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -37,8 +47,75 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
-    matches = selectors.matches_for_user(user=player)
+    matches = selectors.matches_for_user_with_deadlines(user=player)
     own = request.user.is_authenticated and request.user.pk == player.pk
     return render(
         request, "accounts/profile.html", {"player": player, "matches": matches, "own_profile": own}
     )
+
+
+@login_required
+def account_settings(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    form = PreferencesForm.for_user(user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.user_update_preferences(
+                user=user,
+                time_zone=data["time_zone"],
+                notify=data["notify"],
+                reminder_hours=data["reminder_hours"],
+                digest_hour=data["digest_hour"],
+                on_vacation=data["on_vacation"],
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, "Your settings are saved.")
+            return redirect("account-settings")
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request,
+        "accounts/settings.html",
+        {
+            "form": form,
+            "calendar_url": calendar_url(user=user),
+            "vacation_days_left": vacation_days_left(user=user),
+        },
+        status=status,
+    )
+
+
+@require_POST
+@login_required
+def calendar_token_reset(request: HttpRequest) -> HttpResponse:
+    services.user_calendar_token_reset(user=request.user)
+    messages.success(request, "Your calendar has a new secret address; the old one no longer works.")
+    return redirect("account-settings")
+
+
+# The signed token is the proof, and mail clients send the RFC 8058 one-click POST without a CSRF
+# token. Only a POST changes anything, because mail scanners fetch every link in a message.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    user = unsubscribe_user(token=token)
+    if user is None:
+        return render(request, "accounts/unsubscribe_invalid.html", status=400)
+    if request.method == "POST":
+        services.user_unsubscribe(user=user)
+        return render(request, "accounts/unsubscribe.html", {"player": user, "done": True})
+    return render(request, "accounts/unsubscribe.html", {"player": user, "done": False})
+
+
+def calendar_url(*, user: User) -> str:
+    return settings.SITE_URL.rstrip("/") + reverse("calendar-feed", args=[user.calendar_token])
+
+
+def vacation_days_left(*, user: User) -> int:
+    # The allowance is refilled when a day is next spent in a new year; show the refilled amount now.
+    this_year = timezone.localdate(timezone=zone_for(user.time_zone)).year
+    if user.vacation_year != this_year:
+        return getattr(settings, "VACATION_DAYS_PER_YEAR", user.vacation_days_left)
+    return user.vacation_days_left

@@ -6,3 +6,12 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from games.engines import registry
+
+        for entry in settings.EXTRA_ENGINES:
+            slug, _, path = entry.partition("=")
+            registry.register(slug.strip(), path.strip())

@@ -5,6 +5,7 @@ from datetime import timedelta
 from django import forms
 
 from games.engines import registry
+from games.models import Match
 
 
 class MatchCreateForm(forms.Form):
@@ -22,6 +23,30 @@ class MatchCreateForm(forms.Form):
         help_text="Empty for no limit.",
     )
     move_time_unit = forms.ChoiceField(choices=[("days", "days"), ("hours", "hours")], initial="days")
+    bank_initial_hours = forms.IntegerField(
+        label="Reserve (hours)",
+        min_value=0,
+        max_value=24 * 60,
+        required=False,
+        help_text="Extra time each player may draw on once a move's time runs out; empty for none.",
+    )
+    bank_increment_hours = forms.IntegerField(
+        label="Reserve added per move (hours)", min_value=0, max_value=24 * 7, required=False
+    )
+    bank_max_hours = forms.IntegerField(
+        label="Reserve cap (hours)",
+        min_value=1,
+        max_value=24 * 60,
+        required=False,
+        help_text="The reserve never grows past this; empty for the starting reserve.",
+    )
+    pause_weekends = forms.BooleanField(label="Clocks stop at weekends", required=False)
+    timeout_policy = forms.ChoiceField(
+        label="When a player's time runs out",
+        choices=Match.Timeout.choices,
+        initial=Match.Timeout.SKIP,
+        required=False,
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -62,6 +87,14 @@ class MatchCreateForm(forms.Form):
                 name: data.get(self.option_field(slug, name)) or option.default
                 for name, option in engine.options.items()
             }
+        data["timeout_policy"] = data.get("timeout_policy") or Match.Timeout.SKIP
+        hours = timedelta(hours=1)
+        bank = data.get("bank_initial_hours")
+        increment = data.get("bank_increment_hours")
+        cap = data.get("bank_max_hours")
+        data["bank_initial"] = bank * hours if bank else None
+        data["bank_increment"] = increment * hours if increment else None
+        data["bank_max"] = cap * hours if cap else None
         amount = data.get("move_time")
         data["move_time_limit"] = (
             amount * self.TIME_UNITS[data.get("move_time_unit") or "days"] if amount else None

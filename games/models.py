@@ -31,9 +31,22 @@ class Match(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
     # Bumped by every applied move: a client submits the version it saw, so a stale page cannot move.
     version = models.PositiveIntegerField(default=0)
+
+    class Timeout(models.TextChoices):
+        SKIP = "skip", "Skip the turn"
+        FORFEIT = "forfeit", "The player is out"
+        BOT = "bot", "A computer plays until the player returns"
+
     move_time_limit = models.DurationField(
         null=True, blank=True, help_text="Time each player has for a move; empty for no limit."
     )
+    bank_initial = models.DurationField(null=True, blank=True, help_text="Reserve each player starts with.")
+    bank_increment = models.DurationField(null=True, blank=True, help_text="Added to the reserve per move.")
+    bank_max = models.DurationField(null=True, blank=True, help_text="The reserve never grows past this.")
+    pause_weekends = models.BooleanField(default=False, help_text="Clocks stop on Saturdays and Sundays.")
+    timeout_policy = models.CharField(max_length=16, choices=Timeout.choices, default=Timeout.SKIP)
+    # Set while an automatic step (chance, a computer's move) is owed, so the sweep can redo a lost task.
+    work_due_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_matches"
     )
@@ -49,7 +62,12 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["status", "-updated_at"], name="match_status_updated")]
+        indexes = [
+            models.Index(fields=["status", "-updated_at"], name="match_status_updated"),
+            models.Index(
+                fields=["work_due_at"], condition=Q(work_due_at__isnull=False), name="match_work_due"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.display_name}"
@@ -82,6 +100,12 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     score = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 is first; equal ranks tie.")
+    bank = models.DurationField(null=True, blank=True, help_text="Reserve time left on this seat's clock.")
+    autopilot = models.BooleanField(
+        default=False, help_text="A computer moves for the seat until its return."
+    )
+    last_seen_at = models.DateTimeField(null=True, blank=True, help_text="When the player last had it open.")
+    timeouts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["position"]
@@ -110,13 +134,19 @@ class Turn(models.Model):
     number = models.PositiveIntegerField(help_text="The match version when the turn opened.")
     started_at = models.DateTimeField()
     deadline = models.DateTimeField(null=True, blank=True)
-    reminded_at = models.DateTimeField(null=True, blank=True)
+    # The next reminder still to send, and the lead (hours before the deadline) it belongs to.
+    remind_at = models.DateTimeField(null=True, blank=True)
+    remind_lead = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Set by the sweep that queued the expiry; cleared again if the queue was unreachable.
+    expiry_claimed_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.CharField(max_length=16, blank=True, help_text="move, timeout, vacation, end ...")
 
     class Meta:
         ordering = ["match", "number", "seat__position"]
         indexes = [
             models.Index(fields=["deadline"], condition=Q(closed_at__isnull=True), name="turn_open_deadline"),
+            models.Index(fields=["remind_at"], condition=Q(closed_at__isnull=True), name="turn_open_remind"),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -158,3 +188,47 @@ class HiddenHand(models.Model):
 
     def __str__(self) -> str:
         return f"hand of {self.seat}"
+
+
+class Notification(models.Model):
+    """One message to one user, written in the transaction that caused it and sent by a task.
+
+    The row is the outbox: a message survives a queue outage and is sent by the next sweep; its
+    unique key makes a second copy of the same event impossible.
+    """
+
+    class Kind(models.TextChoices):
+        YOUR_TURN = "your_turn", "Your turn"
+        REMINDER = "reminder", "Deadline reminder"
+        MATCH_EVENT = "match_event", "Something happened in a match"
+        DIGEST = "digest", "Daily digest"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        SENT = "sent", "Sent"
+        SKIPPED = "skipped", "Not needed any more"
+        FAILED = "failed", "Could not be sent"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(
+        max_length=120, help_text="What event this is about; one message per user and key."
+    )
+    text = models.TextField(blank=True, help_text="The event in words, for match events.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    due_at = models.DateTimeField(help_text="Not sent before this.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=120, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="notification_once_per_key")]
+        indexes = [
+            models.Index(fields=["due_at"], condition=Q(status="pending"), name="notification_pending_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to {self.user_id}: {self.key} ({self.status})"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Subquery
 
 from games.engines.base import Event
 from games.errors import NotFound
@@ -127,3 +127,49 @@ def matches_awaiting_count(*, user: AbstractBaseUser) -> int:
 
 def moves_of(*, match: Match) -> QuerySet[Move]:
     return match.moves.defer("state_after").order_by("seq")
+
+
+def turns_awaiting(*, user: AbstractBaseUser) -> QuerySet[Turn]:
+    """The user's own open turns in matches in play, soonest deadline first.
+
+    A seat the computer plays for is left out: nothing there awaits the player until they return.
+    """
+    return (
+        Turn.objects.filter(
+            seat__user=user,
+            seat__status=Seat.Status.PLAYING,
+            seat__autopilot=False,
+            closed_at__isnull=True,
+            match__status=Match.Status.ACTIVE,
+        )
+        .select_related("match", "seat")
+        .defer("match__engine_state", "match__rng_state", "match__public_view")
+        .order_by(F("deadline").asc(nulls_last=True), "started_at", "pk")
+    )
+
+
+def matches_for_user_with_deadlines(*, user: AbstractBaseUser) -> list[Match]:
+    """Like ``matches_for_user``, each match also carrying ``my_deadline``: when the user's open turn
+    there runs out (None without a turn or a time limit). Awaiting matches come first, the most
+    urgent first; the deadline is a subquery, so the list still costs one query plus the seats."""
+    awaiting = Turn.objects.filter(match=OuterRef("pk"), seat__user=user, closed_at__isnull=True)
+    matches = list(
+        Match.objects.filter(seats__user=user)
+        .annotate(
+            awaiting_me=Exists(awaiting),
+            my_deadline=Subquery(awaiting.order_by("deadline").values("deadline")[:1]),
+        )
+        .defer("engine_state", "rng_state", "public_view")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .order_by("-updated_at")
+        .distinct()
+    )
+    rank = {Match.Status.ACTIVE: 1, Match.Status.OPEN: 2}
+
+    def order(match: Match) -> tuple:
+        if match.awaiting_me:
+            no_deadline = match.my_deadline is None
+            return (0, no_deadline, match.my_deadline.timestamp() if not no_deadline else 0.0)
+        return (rank.get(match.status, 3), False, 0.0)
+
+    return sorted(matches, key=order)

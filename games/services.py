@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
+from games import dispatch, notifications
+from games.clock import ClockRules, bank_after_move, deadline_for, reminder_schedule
 from games.engines import registry
 from games.engines.base import Engine, Event, IllegalMove
 from games.errors import Conflict, Forbidden, InvalidMove, NotFound, ServiceError
 from games.models import HiddenHand, Match, Move, Seat, Turn
-from games.rng import rng_dump, rng_new
+from games.rng import rng_dump, rng_load, rng_new
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +37,11 @@ def match_create(
     options: dict[str, str] | None = None,
     name: str = "",
     move_time_limit: timedelta | None = None,
+    bank_initial: timedelta | None = None,
+    bank_increment: timedelta | None = None,
+    bank_max: timedelta | None = None,
+    pause_weekends: bool = False,
+    timeout_policy: str = Match.Timeout.SKIP,
 ) -> Match:
     """Open a match with the creator in the first seat; it starts when every seat is taken."""
     try:
@@ -45,6 +54,15 @@ def match_create(
         raise ServiceError(str(exc)) from None
     if move_time_limit is not None and not timedelta(hours=1) <= move_time_limit <= MAX_MOVE_TIME_LIMIT:
         raise ServiceError("The time per move must be between one hour and 30 days.")
+    if timeout_policy not in Match.Timeout.values:
+        raise ServiceError(f"{timeout_policy!r} is not a timeout policy.")
+    if (bank_initial or bank_increment or bank_max) and move_time_limit is None:
+        raise ServiceError("A reserve needs a time per move.")
+    for label, value in (("reserve", bank_initial), ("reserve increment", bank_increment), ("cap", bank_max)):
+        if value is not None and not timedelta(0) <= value <= MAX_MOVE_TIME_LIMIT * 2:
+            raise ServiceError(f"The {label} must be between zero and 60 days.")
+    if bank_max is not None and bank_initial is not None and bank_max < bank_initial:
+        raise ServiceError("The reserve cap cannot be below the starting reserve.")
     name = name.strip()
     if len(name) > 80:
         raise ServiceError("A match name has at most 80 characters.")
@@ -56,6 +74,11 @@ def match_create(
             seat_count=seat_count,
             created_by=creator,
             move_time_limit=move_time_limit,
+            bank_initial=bank_initial,
+            bank_increment=bank_increment,
+            bank_max=bank_max if bank_max is not None else bank_initial,
+            pause_weekends=pause_weekends,
+            timeout_policy=timeout_policy,
         )
         Seat.objects.create(match=match, position=0, user=creator)
     return match
@@ -122,11 +145,16 @@ def _start(match: Match) -> None:
     match.version = 0
     _store_state(match, engine, state)
     match.save()
-    for seat in match.seats.all():
-        HiddenHand.objects.update_or_create(
-            seat=seat, defaults={"data": engine.private_view(state, seat.position)}
-        )
+    seats = list(match.seats.select_related("user"))
+    for seat in seats:
+        seat.bank = match.bank_initial
+    Seat.objects.bulk_update(seats, ["bank"])
+    HiddenHand.objects.bulk_create(
+        [HiddenHand(seat=seat, data=engine.private_view(state, seat.position)) for seat in seats]
+    )
     _sync_turns(match, engine, state, now=now)
+    _schedule_work(match, engine, state, now=now)
+    match.save(update_fields=["work_due_at"])
 
 
 # --- playing ----------------------------------------------------------------------------------------
@@ -184,13 +212,152 @@ def match_resign(*, match_id: int, user: AbstractBaseUser) -> Match:
         if match.status != Match.Status.ACTIVE:
             raise Conflict("Only a match in play can be resigned.")
         seat = _playing_seat(match, user)
-        seat.status = Seat.Status.RESIGNED
-        seat.save(update_fields=["status"])
-        _take_out(match, seat, verb="resigns")
+        _take_out(match, seat, status=Seat.Status.RESIGNED, verb="resigns")
     return match
 
 
-def _take_out(match: Match, seat: Seat, *, verb: str) -> None:
+# --- automatic work: chance steps, computer moves, timeouts -------------------------------------------
+
+
+def chance_resolve(*, match_id: int, version: int) -> Move | None:
+    """Perform the pending chance step with the match's own RNG; a stale or repeated call does nothing."""
+    with transaction.atomic():
+        match = _lock_match(match_id)
+        engine = match.engine
+        state = match.engine_state
+        if (
+            match.status != Match.Status.ACTIVE
+            or match.version != version
+            or not engine.chance_pending(state)
+        ):
+            return None
+        rng = rng_load(match.rng_state)
+        new_state, events = engine.resolve_chance(state, rng)
+        match.rng_state = rng_dump(rng)
+        return _record(match, engine, new_state, events, seat=None, move=None, notation="")
+
+
+def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
+    """A computer's move for a bot seat, or for a seat on autopilot after a timeout.
+
+    Until the search bots exist it plays a random legal move, drawn from the match's server-side RNG.
+    """
+    with transaction.atomic():
+        match = _lock_match(match_id)
+        engine = match.engine
+        state = match.engine_state
+        if match.status != Match.Status.ACTIVE or match.version != version:
+            return None
+        seat = match.seats.filter(position=position, status=Seat.Status.PLAYING).first()
+        if seat is None or not (seat.bot or seat.autopilot) or position not in engine.actors(state):
+            return None
+        rng = rng_load(match.rng_state)
+        move = rng.choice(engine.legal_moves(state, position))
+        match.rng_state = rng_dump(rng)
+        new_state, events = engine.apply(state, position, move)
+        return _record(
+            match, engine, new_state, events, seat=seat, move=move, notation=engine.format_move(move)
+        )
+
+
+def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
+    """A turn's clock ran out: spend a vacation day if the player has one, else apply the match's
+    timeout policy. Safe to run twice: a turn that is closed or not yet due is left alone."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        turn = Turn.objects.filter(pk=turn_id).select_related("seat").first()
+        if turn is None:
+            return "gone"
+        match = _lock_match(turn.match_id)
+        turn = Turn.objects.select_related("seat__user").get(pk=turn_id)
+        if turn.closed_at is not None or turn.deadline is None or turn.deadline > now:
+            return "not due"
+        if match.status != Match.Status.ACTIVE:
+            return "not in play"
+        seat = turn.seat
+        if seat.user is not None and _vacation_day_use(seat.user, now=now):
+            user = seat.user
+            turn.deadline = now + timedelta(days=1)
+            turn.expiry_claimed_at = None
+            turn.remind_at, turn.remind_lead = None, None
+            turn.save(update_fields=["deadline", "expiry_claimed_at", "remind_at", "remind_lead"])
+            text = (
+                f"{seat.player_name}'s time ran out; a vacation day gives one more day "
+                f"({user.vacation_days_left} left this year)."
+            )
+            _log(match, seat=seat, kind="vacation", text=text)
+            return "vacation"
+        Seat.objects.filter(pk=seat.pk).update(timeouts=F("timeouts") + 1)
+        policy = match.timeout_policy
+        key = f"timeout:{turn.pk}"
+        if policy == Match.Timeout.SKIP:
+            try:
+                rng = rng_load(match.rng_state)
+                new_state, events = match.engine.skip(match.engine_state, seat.position, rng)
+            except NotImplementedError:
+                policy = Match.Timeout.FORFEIT
+            else:
+                match.rng_state = rng_dump(rng)
+                text = f"{seat.player_name} ran out of time; the turn is skipped."
+                events.insert(0, Event(kind="timeout", text=text, data={"seat": seat.position}))
+                _record(
+                    match,
+                    match.engine,
+                    new_state,
+                    events,
+                    seat=seat,
+                    move=None,
+                    notation="timeout",
+                    closed_by="timeout",
+                )
+        if policy == Match.Timeout.BOT:
+            seat.autopilot = True
+            seat.save(update_fields=["autopilot"])
+            # The computer moves at once, so the turn needs no deadline while it plays.
+            Turn.objects.filter(pk=turn.pk).update(deadline=None, remind_at=None, expiry_claimed_at=None)
+            text = f"{seat.player_name} ran out of time; the computer plays for them until they return."
+            _log(match, seat=seat, kind="timeout", text=text)
+            _schedule_work(match, match.engine, match.engine_state, now=now)
+            match.save(update_fields=["work_due_at"])
+        if policy == Match.Timeout.FORFEIT:
+            text = f"{seat.player_name} ran out of time and is out of the match."
+            _take_out(
+                match,
+                seat,
+                status=Seat.Status.FORFEITED,
+                verb="runs out of time and is out",
+                closed_by="timeout",
+            )
+        notes = notifications.notify_match_event(match=match, key=key, text=text, now=now)
+        notifications.queue_send([note.pk for note in notes])
+        return policy
+
+
+def _vacation_day_use(user: Any, *, now: datetime) -> bool:
+    """Spend one of the user's vacation days, unless one was already spent today (a day covers all
+    of that player's matches). False when none is left; the switch then turns itself off."""
+    user = type(user).objects.select_for_update().get(pk=user.pk)
+    today = now.astimezone(ZoneInfo(user.time_zone)).date()
+    if user.vacation_year != today.year:
+        user.vacation_year = today.year
+        user.vacation_days_left = settings.VACATION_DAYS_PER_YEAR
+    if user.vacation_day_used_on == today:
+        return True
+    if user.vacation_days_left <= 0:
+        if user.on_vacation:
+            user.on_vacation = False
+            user.save(update_fields=["on_vacation", "vacation_year", "vacation_days_left"])
+        return False
+    user.vacation_days_left -= 1
+    user.vacation_day_used_on = today
+    user.save(update_fields=["vacation_days_left", "vacation_year", "vacation_day_used_on"])
+    return True
+
+
+def _take_out(match: Match, seat: Seat, *, status: str, verb: str, closed_by: str = "resign") -> None:
+    seat.status = status
+    seat.autopilot = False
+    seat.save(update_fields=["status", "autopilot"])
     engine = match.engine
     state = match.engine_state
     events = [Event(kind="seat_out", text=f"{seat.player_name} {verb}.", data={"seat": seat.position})]
@@ -208,8 +375,9 @@ def _take_out(match: Match, seat: Seat, *, verb: str) -> None:
         events,
         seat=seat,
         move=None,
-        notation=verb,
+        notation=verb.split()[0],
         force_end=state is None or still_playing < 2,
+        closed_by=closed_by,
     )
 
 
@@ -234,6 +402,25 @@ def _playing_seat(match: Match, user: AbstractBaseUser) -> Seat:
     return seat
 
 
+def _next_seq(match: Match) -> int:
+    return (match.moves.aggregate(last=Max("seq"))["last"] or 0) + 1
+
+
+def _log(match: Match, *, seat: Seat | None, kind: str, text: str) -> Move:
+    """A log line that changes nothing on the board (a vacation day, a computer taking over): the
+    version stays, so nobody's open page goes stale."""
+    event = Event(kind=kind, text=text, data={"seat": seat.position if seat else None})
+    return Move.objects.create(
+        match=match,
+        seq=_next_seq(match),
+        seat=seat,
+        move=None,
+        notation="",
+        events=[event.to_dict()],
+        state_after=match.engine_state,
+    )
+
+
 def _record(
     match: Match,
     engine: Engine,
@@ -244,6 +431,7 @@ def _record(
     move: dict[str, Any] | None,
     notation: str,
     force_end: bool = False,
+    closed_by: str = "move",
 ) -> Move:
     """Append the move, store the new position, bump the version, move the turns on."""
     now = timezone.now()
@@ -257,7 +445,7 @@ def _record(
     match.version += 1
     logged = Move.objects.create(
         match=match,
-        seq=match.version,
+        seq=_next_seq(match),
         seat=seat,
         move=move,
         notation=notation,
@@ -272,8 +460,10 @@ def _record(
             hand.save(update_fields=["data", "updated_at"])
     if force_end or engine.is_over(state):
         _finish(match, engine, state, now=now)
+        match.work_due_at = None
     else:
-        _sync_turns(match, engine, state, now=now)
+        _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by)
+        _schedule_work(match, engine, state, now=now)
     match.save()
     return logged
 
@@ -283,22 +473,100 @@ def _store_state(match: Match, engine: Engine, state: dict[str, Any]) -> None:
     match.public_view = engine.public_view(state)
 
 
-def _sync_turns(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None:
-    """Close the turns of seats no longer awaited; open one for each newly awaited seat."""
+def _clock_rules(match: Match) -> ClockRules:
+    return ClockRules(
+        move_time=match.move_time_limit,
+        bank_increment=match.bank_increment,
+        bank_max=match.bank_max,
+        pause_weekends=match.pause_weekends,
+    )
+
+
+def _zone(seat: Seat) -> ZoneInfo:
+    return ZoneInfo(seat.user.time_zone if seat.user_id else "UTC")
+
+
+def _sync_turns(
+    match: Match,
+    engine: Engine,
+    state: dict[str, Any],
+    *,
+    now: datetime,
+    mover: Seat | None = None,
+    closed_by: str = "move",
+) -> None:
+    """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat.
+
+    The mover's reserve is settled against the time its turn took.
+    """
     actors = engine.actors(state)
+    rules = _clock_rules(match)
     open_turns = {
-        turn.seat.position: turn for turn in match.turns.filter(closed_at__isnull=True).select_related("seat")
+        turn.seat.position: turn
+        for turn in match.turns.filter(closed_at__isnull=True).select_related("seat__user")
     }
-    for position, turn in open_turns.items():
-        if position not in actors:
-            turn.closed_at = now
-            turn.save(update_fields=["closed_at"])
-    seats = {seat.position: seat for seat in match.seats.all()}
-    for position in sorted(actors - set(open_turns)):
-        deadline = now + match.move_time_limit if match.move_time_limit else None
-        Turn.objects.create(
-            match=match, seat=seats[position], number=match.version, started_at=now, deadline=deadline
+    for position, turn in list(open_turns.items()):
+        moved = mover is not None and turn.seat_id == mover.pk
+        # A seat that acts again right after its own move (snake placement, a skipped turn) gets a
+        # fresh turn and a fresh clock.
+        if position in actors and not moved:
+            continue
+        del open_turns[position]
+        turn.closed_at = now
+        turn.closed_by = closed_by if moved else "other"
+        turn.save(update_fields=["closed_at", "closed_by"])
+        if moved and closed_by == "move" and turn.seat.bank is not None:
+            bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
+            Seat.objects.filter(pk=mover.pk).update(bank=bank)
+    new_ids: list[int] = []
+    for seat in match.seats.select_related("user").filter(position__in=sorted(actors - set(open_turns))):
+        automatic = bool(seat.bot or seat.autopilot)
+        deadline = None if automatic else deadline_for(now, rules, bank=seat.bank, tz=_zone(seat))
+        reminder = (
+            reminder_schedule(deadline, seat.user.reminder_hours, now=now)
+            if seat.user_id and deadline
+            else None
         )
+        turn = Turn.objects.create(
+            match=match,
+            seat=seat,
+            number=match.version,
+            started_at=now,
+            deadline=deadline,
+            remind_at=reminder[0] if reminder else None,
+            remind_lead=reminder[1] if reminder else None,
+        )
+        note = notifications.notify_turn_started(turn=turn, now=now)
+        if note is not None:
+            new_ids.append(note.pk)
+    if new_ids:
+        notifications.queue_send(new_ids)
+
+
+def _schedule_work(match: Match, engine: Engine, state: dict[str, Any], *, now: datetime) -> None:
+    """Queue, once the transaction commits, the automatic step the position now owes, if any.
+
+    ``work_due_at`` records that it is owed, so the sweep queues it again if the queue was down.
+    """
+    work = automatic_work(match, engine, state)
+    match.work_due_at = now if work else None
+    if work:
+        transaction.on_commit(lambda: dispatch.work_enqueue(work))
+
+
+def automatic_work(match: Match, engine: Engine, state: dict[str, Any]) -> list[dispatch.Work]:
+    if match.status != Match.Status.ACTIVE:
+        return []
+    if engine.chance_pending(state):
+        return [dispatch.Work("chance", match.pk, match.version)]
+    automatic = set(
+        match.seats.filter(status=Seat.Status.PLAYING)
+        .filter(Q(autopilot=True) | ~Q(bot=""))
+        .values_list("position", flat=True)
+    )
+    return [
+        dispatch.Work("bot", match.pk, match.version, pos) for pos in sorted(engine.actors(state) & automatic)
+    ]
 
 
 def _finish(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None:
@@ -325,7 +593,7 @@ def _finish(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None
     match.status = Match.Status.FINISHED
     match.finished_at = now
     match.result_text = _result_text(playing, scores)
-    match.turns.filter(closed_at__isnull=True).update(closed_at=now)
+    match.turns.filter(closed_at__isnull=True).update(closed_at=now, closed_by="end")
 
 
 def _result_text(playing: list[Seat], scores: list[float] | None) -> str:

@@ -14,4 +14,6 @@ urlpatterns = [
     path("matches/<int:match_id>/leave/", views.match_leave, name="match-leave"),
     path("matches/<int:match_id>/move/", views.match_move, name="match-move"),
     path("matches/<int:match_id>/resign/", views.match_resign, name="match-resign"),
+    path("matches/<int:match_id>/seen/", views.match_seen, name="match-seen"),
+    path("calendar/<slug:token>.ics", views.calendar_feed, name="calendar-feed"),
 ]

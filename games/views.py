@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from games import selectors, services
-from games.errors import NotFound, ServiceError
+from games import calendar, presence, selectors, services
+from games.errors import Forbidden, NotFound, ServiceError
 from games.forms import MatchCreateForm, MoveForm
 from games.models import Match
 
@@ -22,7 +24,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def my_matches(request: HttpRequest) -> HttpResponse:
-    matches = selectors.matches_for_user(user=request.user)
+    matches = selectors.matches_for_user_with_deadlines(user=request.user)
     return render(request, "games/my_matches.html", {"matches": matches})
 
 
@@ -39,6 +41,11 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 options=data["options"],
                 name=data["name"],
                 move_time_limit=data["move_time_limit"],
+                bank_initial=data["bank_initial"],
+                bank_increment=data["bank_increment"],
+                bank_max=data["bank_max"],
+                pause_weekends=data["pause_weekends"],
+                timeout_policy=data["timeout_policy"],
             )
         except ServiceError as exc:
             form.add_error(None, exc.message)
@@ -51,6 +58,8 @@ def match_create(request: HttpRequest) -> HttpResponse:
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mv = _view_or_404(request, match_id)
+    if mv.seat is not None:
+        _player_present(request, mv)
     return render(request, "games/match_detail.html", _detail_context(request, mv))
 
 
@@ -176,3 +185,43 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
             if name in engine.options
         ],
     }
+
+
+# --- presence and the calendar feed ----------------------------------------------------------------
+
+
+def _player_present(request: HttpRequest, mv: selectors.MatchView) -> None:
+    """A seated player has the match open: e-mails about it wait, and the computer steps aside."""
+    try:
+        presence.seat_seen(match_id=mv.match.pk, user=request.user)
+    except ServiceError:
+        return  # the seat was given up since the page was read: nothing to record
+    if mv.seat.autopilot and presence.seat_return(match_id=mv.match.pk, user=request.user):
+        mv.seat.autopilot = False
+        messages.info(request, "Welcome back: the computer stopped playing for you.")
+
+
+@require_POST
+@login_required
+def match_seen(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The heartbeat of an open match page (static/js/presence.js)."""
+    try:
+        presence.seat_seen(match_id=match_id, user=request.user)
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except Forbidden as exc:
+        return HttpResponse(exc.message, status=403, content_type="text/plain; charset=utf-8")
+    return HttpResponse(status=204)
+
+
+@require_GET
+def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
+    """The user's deadlines as iCalendar; the secret token in the address is the only key."""
+    user = get_object_or_404(get_user_model(), calendar_token=token, is_active=True)
+    response = HttpResponse(
+        calendar.calendar_for_user(user=user, now=timezone.now()), content_type="text/calendar; charset=utf-8"
+    )
+    response["Content-Disposition"] = 'inline; filename="wallsite-deadlines.ics"'
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex"
+    return response

@@ -171,6 +171,14 @@ class Engine:
     def outcome(self, state: State) -> list[float] | None:
         raise NotImplementedError
 
+    def skip(self, state: State, seat: int, rng: random.Random) -> tuple[State, list[Event]]:
+        """Pass ``seat``'s turn, or make the game's default move for it, when its time has run out.
+
+        Engines where a turn cannot simply be passed make their default move (with ``rng`` where the
+        default is a random choice). Without it the site treats a timeout as a forfeit.
+        """
+        raise NotImplementedError
+
     def eliminate(self, state: State, seat: int) -> tuple[State, list[Event]]:
         """Take a resigned or forfeited seat out of a game that goes on without it.
 

@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from django import template
+from django.utils import timezone
+from django.utils.html import format_html
+
+from games.timefmt import relative_text, when_text
 
 register = template.Library()
 
@@ -31,3 +36,32 @@ def duration(value: Any) -> str:
         if count
     ]
     return " ".join(parts) or "0 minutes"
+
+
+@register.filter
+def relative(value: datetime | None) -> str:
+    """'in 2 days, 3 hours' or '3 hours ago', from now."""
+    if not value:
+        return ""
+    return relative_text(value, timezone.now())
+
+
+@register.filter
+def deadline(value: datetime | None) -> str:
+    """A deadline in the viewer's zone (the middleware activates it) and relative to now."""
+    if not value:
+        return ""
+    tz = timezone.get_current_timezone()
+    return format_html(
+        '<time datetime="{}" title="{}">{}</time> <span class="relative">({})</span>',
+        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        timezone.get_current_timezone_name(),
+        when_text(value, tz),
+        relative_text(value, timezone.now()),
+    )
+
+
+@register.filter
+def has_bank(match: Any) -> bool:
+    """Whether the match's clocks have a reserve (a zero start that grows per move counts)."""
+    return match.bank_initial is not None or bool(match.bank_increment)

@@ -878,3 +878,36 @@ def test_random_playouts_end_with_a_score_per_seat(seats: int, rules_: str, plac
         assert all(isinstance(x, float) for x in result) and sum(result) <= 49
         assert ENGINE.actors(state) == frozenset() and state["to_move"] is None
         assert result == [float(x) for x in ENGINE.view(state, None)["scores"]]
+
+
+def test_a_timed_out_placement_puts_the_token_on_an_empty_square():
+    engine = WallGo()
+    state = engine.new_state(seats=2, options=engine.resolve_options({}), rng=random.Random(1))
+    state, _ = engine.apply(state, 0, {"place": "a1"})
+    new, events = engine.skip(state, 1, random.Random(2))
+    placed = [sq for sq, seat in new["tokens"].items() if seat == 1]
+    assert len(placed) == 1 and placed[0] != "a1"
+    assert events[0].kind == "skip" and "out of time" in events[0].text
+    assert new["to_move"] == 1  # snake order: seat 1 places twice
+
+
+def test_a_timed_out_turn_passes_to_the_next_player_without_a_wall():
+    engine = WallGo()
+    rng = random.Random(3)
+    state = engine.new_state(seats=2, options=engine.resolve_options({}), rng=rng)
+    while state["phase"] == "placement":
+        (actor,) = engine.actors(state)
+        state, _ = engine.apply(state, actor, rng.choice(engine.legal_moves(state, actor)))
+    (actor,) = engine.actors(state)
+    new, events = engine.skip(state, actor, rng)
+    assert engine.actors(new) == frozenset({1 - actor})
+    assert new["walls"] == state["walls"] and new["tokens"] == state["tokens"]
+    assert new["walls_left"] == state["walls_left"]
+    assert "the turn passes" in events[0].text
+
+
+def test_only_the_seat_to_move_can_be_skipped():
+    engine = WallGo()
+    state = engine.new_state(seats=2, options=engine.resolve_options({}), rng=random.Random(1))
+    with pytest.raises(IllegalMove):
+        engine.skip(state, 1, random.Random(1))

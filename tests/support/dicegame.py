@@ -18,8 +18,10 @@ Notation: ``play 7``.
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import time
 from typing import Any, ClassVar
 
 from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
@@ -109,6 +111,10 @@ class DiceGame(Engine):
     def resolve_chance(self, state: State, rng: random.Random) -> tuple[State, list[Event]]:
         if state["phase"] != "chance":
             raise IllegalMove("No chance step is pending.")
+        # The worker tests slow this step down to kill a worker in the middle of it.
+        pause = float(os.environ.get("WALLSITE_TEST_CHANCE_PAUSE", "0") or 0)
+        if pause:
+            time.sleep(pause)
         new = _copy(state)
         events: list[Event] = []
         for seat in _active(new):

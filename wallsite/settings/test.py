@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 from wallsite.settings.base import *  # noqa: F403
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Tasks run in the test process unless a test starts a real worker (tests/tasks/), which switches
+# the app to the real Redis named by REDIS_URL or to an embedded one.
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -15,4 +21,5 @@ STORAGES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not shared memory, so threads (concurrent moves, the live server of the browser tests)
     # see one database and queue on its lock as they would in production.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
+    # One file per test run, so two runs in one checkout never share (or delete) each other's database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405

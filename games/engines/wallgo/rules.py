@@ -434,6 +434,32 @@ class WallGo(Engine):
             return None
         return [float(s) for s in _scores(_regions(state["tokens"], state["walls"]), state["seats"])]
 
+    def skip(self, state: State, seat: int, rng: random.Random) -> tuple[State, list[Event]]:
+        """A timed-out seat: during placement its token goes on a random empty square (a token cannot
+        stay off the board); in play its turn passes, with no move and no wall."""
+        if seat not in self.actors(state):
+            raise IllegalMove("It is not that seat's turn.")
+        if state["phase"] == "placement":
+            square = rng.choice([sq for sq in SQUARES if sq not in state["tokens"]])
+            new, events = self._apply_place(state, seat, square)
+            note = Event(
+                kind="skip",
+                text=f"{_who(seat)} is out of time: a token is placed on {square}.",
+                data={"seat": seat, "reason": "timeout"},
+            )
+            return new, [note, *events]
+        new = _copy(state)
+        new["ply"] = state["ply"] + 1
+        events = [
+            Event(
+                kind="skip",
+                text=f"{_who(seat)} is out of time: the turn passes.",
+                data={"seat": seat, "reason": "timeout"},
+            )
+        ]
+        events += _settle(new, seat + 1)
+        return new, events
+
     def eliminate(self, state: State, seat: int) -> tuple[State, list[Event]]:
         if state["phase"] == "over":
             raise IllegalMove("The game is over.")

@@ -1,0 +1,81 @@
+"""Everything `make run` starts: Redis (embedded unless REDIS_URL is set), a Celery worker, beat and the
+web server; Ctrl-C stops them all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from wallsite.embedded_redis import redis_start, redis_stop
+
+
+class Command(BaseCommand):
+    help = "Start Redis (embedded unless REDIS_URL is set), a Celery worker, beat and the web server."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+        parser.add_argument("--redis-port", type=int, default=6380, help="Port of the embedded Redis.")
+
+    def handle(self, *args, addrport: str, redis_port: int, **options) -> None:
+        env = os.environ.copy()
+        redis = None
+        if not os.environ.get("REDIS_URL"):
+            redis = redis_start(port=redis_port, directory=settings.VAR_DIR / "redis")
+            env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+            self.stdout.write(f"Embedded Redis on 127.0.0.1:{redis_port}")
+        python = sys.executable
+        schedule = str(settings.VAR_DIR / "celerybeat-schedule")
+        commands = {
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "wallsite",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "2",
+            ],
+            "beat": [python, "-m", "celery", "-A", "wallsite", "beat", "-l", "info", "--schedule", schedule],
+            "web": [python, "manage.py", "runserver", addrport, "--noreload"],
+        }
+        children = {name: subprocess.Popen(command, env=env) for name, command in commands.items()}
+        self.stdout.write(f"Wallsite is at http://{addrport}/ (Ctrl-C stops everything)")
+        stopping = False
+
+        def stop(*_):
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while not stopping:
+                for name, child in children.items():
+                    if child.poll() is not None:
+                        self.stderr.write(
+                            f"The {name} process exited ({child.returncode}); stopping the rest."
+                        )
+                        stopping = True
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for child in children.values():
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child in children.values():
+                try:
+                    child.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            if redis is not None:
+                redis_stop(redis)
+            self.stdout.write("Stopped.")

@@ -1,0 +1,359 @@
+"""Messages to players: created in the transaction that caused them, sent once by a task.
+
+A ``Notification`` row is the outbox. Creating it is cheap and safe to repeat (its ``(user, key)`` is
+unique, so a retried sweep or a twice-called service makes no second row); sending it happens after
+commit through Celery, or through the sweep when the queue was unreachable. Whether a message is still
+wanted is decided again at sending time, because a player may have moved, opened the match or turned
+e-mails off in between.
+
+E-mails are built from the public game log filtered for the recipient's seat, never from the engine's
+state or another seat's hand.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.unsubscribe import unsubscribe_url
+from games import selectors
+from games.models import Match, Notification, Seat, Turn
+from games.timefmt import deadline_text, relative_text, when_text, zone_for
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+DEFAULT_PRESENCE_WINDOW = timedelta(minutes=3)
+
+Kind = Notification.Kind
+Status = Notification.Status
+Notify = User.Notify
+
+
+# --- creating -----------------------------------------------------------------------------------------
+
+
+def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
+    """A "your turn" e-mail for a player who wants one at once; None when not wanted or already made.
+
+    Digest readers get nothing here: the next digest lists the turn.
+    """
+    user = _human(turn.seat)
+    if user is None or user.notify != Notify.IMMEDIATE or user.on_vacation:
+        return None
+    return _create(
+        user=user,
+        kind=Kind.YOUR_TURN,
+        key=f"turn:{turn.pk}:start",
+        match_id=turn.match_id,
+        turn=turn,
+        now=now,
+    )
+
+
+def reminder_create(*, turn: Turn, lead: int, now: datetime) -> Notification | None:
+    """A reminder ``lead`` hours before the turn's deadline, for digest readers too."""
+    user = _human(turn.seat)
+    if user is None or user.notify == Notify.OFF or user.on_vacation:
+        return None
+    return _create(
+        user=user,
+        kind=Kind.REMINDER,
+        key=f"turn:{turn.pk}:remind:{lead}",
+        match_id=turn.match_id,
+        turn=turn,
+        now=now,
+    )
+
+
+def notify_match_event(*, match: Match, key: str, text: str, now: datetime) -> list[Notification]:
+    """Tell every seated person about something that happened (a timeout, the end): one row each."""
+    seats = match.seats.filter(user__isnull=False).exclude(user__notify=Notify.OFF).select_related("user")
+    created = []
+    for seat in seats:
+        notification = _create(
+            user=seat.user,
+            kind=Kind.MATCH_EVENT,
+            key=f"match:{match.pk}:{key}",
+            match_id=match.pk,
+            turn=None,
+            now=now,
+            text=text,
+        )
+        if notification is not None:
+            created.append(notification)
+    return created
+
+
+def digests_create(*, now: datetime) -> list[int]:
+    """One digest per digest reader whose local clock shows their chosen hour, at most one a day.
+
+    Meant to run from the sweep at least once an hour; the key carries the local date, so running it
+    every minute, or twice at once, still makes one digest a day.
+    """
+    awaiting = selectors.turns_awaiting(user=OuterRef("pk"))
+    readers = User.objects.filter(is_active=True, notify=Notify.DIGEST, on_vacation=False).filter(
+        Exists(awaiting.values("pk"))
+    )
+    created = []
+    for user in readers.only("pk", "time_zone", "digest_hour"):
+        local = timezone.localtime(now, zone_for(user.time_zone))
+        if local.hour != user.digest_hour:
+            continue
+        notification = _create(
+            user=user,
+            kind=Kind.DIGEST,
+            key=f"digest:{local.date().isoformat()}",
+            match_id=None,
+            turn=None,
+            now=now,
+        )
+        if notification is not None:
+            created.append(notification.pk)
+    return created
+
+
+def _human(seat: Seat) -> User | None:
+    """The person who plays the seat, unless a computer does (a bot, or autopilot while they're away)."""
+    if not seat.user_id or seat.autopilot:
+        return None
+    user = seat.user
+    return user if user.is_active else None
+
+
+def _create(
+    *,
+    user: User,
+    kind: str,
+    key: str,
+    match_id: int | None,
+    turn: Turn | None,
+    now: datetime,
+    text: str = "",
+) -> Notification | None:
+    """The new row, or None if this user already has one for this key (get_or_create retries the
+    read inside a savepoint when a concurrent insert wins the unique constraint)."""
+    notification, created = Notification.objects.get_or_create(
+        user=user,
+        key=key,
+        defaults={"kind": kind, "match_id": match_id, "turn": turn, "text": text, "due_at": now},
+    )
+    return notification if created else None
+
+
+# --- queueing -----------------------------------------------------------------------------------------
+
+
+def queue_send(ids: Iterable[int]) -> None:
+    """Hand the rows to the workers once the transaction that made them has committed."""
+    ids = list(ids)
+    if ids:
+        transaction.on_commit(lambda: _enqueue(ids))
+
+
+def _enqueue(ids: list[int]) -> None:
+    # This runs after the commit, inside the request or task that caused it: a broker outage (or a
+    # worker module that fails to load) must not turn a move that was saved into an error page. The
+    # rows stay pending and the sweep sends them.
+    try:
+        from games import tasks
+    except Exception as exc:
+        log.warning("Could not load the tasks (%s); the sweep will send %d notification(s).", exc, len(ids))
+        return
+    for done, notification_id in enumerate(ids):
+        try:
+            tasks.notification_send.delay(notification_id)
+        except Exception as exc:
+            log.warning(
+                "Could not queue notifications (%s); the sweep will send %d of them.", exc, len(ids) - done
+            )
+            return
+
+
+# --- sending ------------------------------------------------------------------------------------------
+
+
+def notification_send(*, notification_id: int, now: datetime | None = None) -> str:
+    """Send one notification exactly once, or record why it was not needed; returns what happened.
+
+    The row lock makes a second, concurrent call wait and then find the row no longer pending. The
+    e-mail goes out before the commit that marks it sent: should the process die in between, the
+    message may go twice, which beats losing it.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        notification = Notification.objects.select_for_update().filter(pk=notification_id).first()
+        if notification is None:
+            return "missing"
+        if notification.status != Status.PENDING:
+            return f"already {notification.status}"
+        user = notification.user
+        reason = _skip_reason(notification, user, now)
+        if reason:
+            notification.status = Status.SKIPPED
+            notification.skip_reason = reason
+            notification.save(update_fields=["status", "skip_reason"])
+            return f"skipped: {reason}"
+        try:
+            _email(notification, user, now).send()
+        except Exception as exc:
+            # Keep the row for the sweep, later each time; give up after a few tries.
+            notification.attempts += 1
+            if notification.attempts >= MAX_ATTEMPTS:
+                notification.status = Status.FAILED
+            else:
+                notification.due_at = now + timedelta(minutes=2**notification.attempts)
+            notification.save(update_fields=["attempts", "status", "due_at"])
+            log.warning(
+                "Sending notification %s failed (attempt %d): %s", notification.pk, notification.attempts, exc
+            )
+            return f"{notification.status}: {exc}"
+        notification.status = Status.SENT
+        notification.sent_at = now
+        notification.attempts += 1
+        notification.save(update_fields=["status", "sent_at", "attempts"])
+        return "sent"
+
+
+def _presence_window() -> timedelta:
+    return getattr(settings, "PRESENCE_WINDOW", DEFAULT_PRESENCE_WINDOW)
+
+
+def _skip_reason(notification: Notification, user: User, now: datetime) -> str:
+    if not user.is_active:
+        return "the account is closed"
+    if not user.email:
+        return "no e-mail address"
+    if user.notify == Notify.OFF:
+        return "e-mails are turned off"
+    kind = notification.kind
+    if kind == Kind.MATCH_EVENT:
+        return ""
+    if user.on_vacation:
+        return "you are on vacation"
+    if kind == Kind.DIGEST:
+        return "" if selectors.turns_awaiting(user=user).exists() else "nothing awaits you any more"
+    turn = notification.turn
+    if turn is None or turn.closed_at is not None:
+        return "you already moved" if turn is None or turn.closed_by in ("", "move") else "the turn is over"
+    if turn.match.status != Match.Status.ACTIVE:
+        return "the match is over"
+    seat = turn.seat
+    if seat.autopilot:
+        return "the computer is playing for you"
+    if seat.last_seen_at is not None and seat.last_seen_at >= now - _presence_window():
+        return "you had the match open"
+    if kind == Kind.YOUR_TURN and user.notify != Notify.IMMEDIATE:
+        return "you chose the daily digest"
+    return ""
+
+
+# --- the e-mails --------------------------------------------------------------------------------------
+
+
+def _email(notification: Notification, user: User, now: datetime) -> EmailMultiAlternatives:
+    tz = zone_for(user.time_zone)
+    site = settings.SITE_URL.rstrip("/")
+    unsubscribe = unsubscribe_url(user=user)
+    context: dict[str, Any] = {
+        "user": user,
+        "site_url": site,
+        "settings_url": site + reverse("account-settings"),
+        "unsubscribe_url": unsubscribe,
+        "zone": str(tz),
+    }
+    kind = notification.kind
+    if kind == Kind.DIGEST:
+        items = [
+            _match_item(turn.match, turn.deadline, tz, now, site)
+            for turn in selectors.turns_awaiting(user=user)
+        ]
+        context["items"] = items
+        count = len(items)
+        subject = f"{count} match{'' if count == 1 else 'es'} await{'s' if count == 1 else ''} your move"
+        template = "digest"
+    else:
+        match = notification.match
+        turn = notification.turn
+        if turn is None:
+            # A match event still tells the reader when their own move there is due.
+            turn = selectors.turns_awaiting(user=user).filter(match=match).first()
+        context.update(_match_item(match, turn.deadline if turn else None, tz, now, site))
+        name = match.display_name
+        if kind == Kind.YOUR_TURN:
+            context["last"] = _last_move(match, turn.seat)
+            subject = f"Your move in {name}"
+            template = "your_turn"
+        elif kind == Kind.REMINDER:
+            lead = _lead_of(notification.key)
+            context["lead"] = lead
+            if turn.deadline is None:
+                due = " is waiting"
+            elif turn.deadline > now:
+                due = f" is due {relative_text(turn.deadline, now)}"
+            else:
+                due = " is overdue"
+            subject = f"Reminder: your move in {name}{due}"
+            template = "reminder"
+        else:
+            context["text"] = notification.text
+            summary = notification.text.splitlines()[0] if notification.text else "news"
+            subject = f"{name}: {summary}"
+            template = "match_event"
+    context["subject"] = subject = _one_line(subject)
+    body = render_to_string(f"email/{template}.txt", context)
+    html = render_to_string(f"email/{template}.html", context)
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=body,
+        to=[user.email],
+        headers={
+            # RFC 8058: a mail client may unsubscribe with one POST to this address, no page needed.
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+        },
+    )
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+def _match_item(match: Match, deadline: datetime | None, tz, now: datetime, site: str) -> dict[str, Any]:
+    return {
+        "match": match,
+        "match_name": match.display_name,
+        "game_title": match.engine.title,
+        "match_url": site + match.get_absolute_url(),
+        "deadline": deadline_text(deadline, tz, now) if deadline else "",
+        "deadline_at": when_text(deadline, tz) if deadline else "",
+        "deadline_in": relative_text(deadline, now) if deadline else "",
+    }
+
+
+def _last_move(match: Match, seat: Seat) -> selectors.LogLine | None:
+    """The latest line of the log as this seat may read it: events hidden from it are already gone."""
+    lines = selectors.match_log_for(match=match, position=seat.position)
+    return next((line for line in reversed(lines) if line.notation or line.events), None)
+
+
+def _lead_of(key: str) -> int | None:
+    try:
+        return int(key.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def _one_line(text: str, limit: int = 150) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

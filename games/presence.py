@@ -1,0 +1,39 @@
+"""Who has a match open right now, and players coming back to a seat the computer kept warm.
+
+Presence is a timestamp per seat, refreshed when the page loads and by a heartbeat while it stays
+visible; the notifier reads it to hold back e-mails about a match the player is looking at.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games.errors import Forbidden, NotFound
+from games.models import Match, Seat
+
+
+def seat_seen(*, match_id: int, user: AbstractBaseUser, now: datetime | None = None) -> None:
+    """Record that the user has the match open: one UPDATE when they are seated."""
+    now = now or timezone.now()
+    if user.is_authenticated and Seat.objects.filter(match_id=match_id, user=user).update(last_seen_at=now):
+        return
+    # Only the refused request pays for finding out why.
+    if not Match.objects.filter(pk=match_id).exists():
+        raise NotFound("There is no such match.")
+    raise Forbidden("You have no seat in this match.")
+
+
+def seat_return(*, match_id: int, user: AbstractBaseUser) -> bool:
+    """Take the seat back from the computer; True when it was playing for the user."""
+    if not user.is_authenticated:
+        return False
+    with transaction.atomic():
+        # Under the match lock, so a computer's move being applied right now finishes first and
+        # none starts after the player is back.
+        if not Match.objects.select_for_update().filter(pk=match_id).exists():
+            raise NotFound("There is no such match.")
+        return bool(Seat.objects.filter(match_id=match_id, user=user, autopilot=True).update(autopilot=False))
