@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
-from games import selectors
+from games import dispatch, selectors
 from games.models import Match, Notification, Seat, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
@@ -159,26 +159,9 @@ def queue_send(ids: Iterable[int]) -> None:
     """Hand the rows to the workers once the transaction that made them has committed."""
     ids = list(ids)
     if ids:
-        transaction.on_commit(lambda: _enqueue(ids))
-
-
-def _enqueue(ids: list[int]) -> None:
-    # This runs after the commit, inside the request or task that caused it: a broker outage (or a
-    # worker module that fails to load) must not turn a move that was saved into an error page. The
-    # rows stay pending and the sweep sends them.
-    try:
-        from games import tasks
-    except Exception as exc:
-        log.warning("Could not load the tasks (%s); the sweep will send %d notification(s).", exc, len(ids))
-        return
-    for done, notification_id in enumerate(ids):
-        try:
-            tasks.notification_send.delay(notification_id)
-        except Exception as exc:
-            log.warning(
-                "Could not queue notifications (%s); the sweep will send %d of them.", exc, len(ids) - done
-            )
-            return
+        # After the commit, and never raising: a broker outage must not turn a saved move into an
+        # error page; the rows stay pending and the sweep sends them.
+        transaction.on_commit(lambda: dispatch.notifications_enqueue(ids))
 
 
 # --- sending ------------------------------------------------------------------------------------------

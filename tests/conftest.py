@@ -64,3 +64,13 @@ def started_match(alice, bob) -> Callable[..., Match]:
 def play_random(match: Match, *, moves: int, seed: int = 1) -> Match:
     """Play random legal moves through the service, as the players would."""
     return play_random_moves(match_id=match.pk, rng=random.Random(seed), moves=moves)
+
+
+def no_vacation(*users) -> None:
+    """Spend every vacation day of the year, so that a timeout applies the match's policy at once."""
+    from django.utils import timezone
+
+    for user in users:
+        user.vacation_days_left = 0
+        user.vacation_year = timezone.now().year
+        user.save()

@@ -12,18 +12,12 @@ from django.utils import timezone
 from games import services
 from games.models import Match, Move, Notification, Seat, Turn
 from games.sweep import sweep_run
+from tests.conftest import no_vacation
 
 pytestmark = pytest.mark.django_db
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
-
-
-def no_vacation(*users) -> None:
-    for user in users:
-        user.vacation_days_left = 0
-        user.vacation_year = timezone.now().year
-        user.save()
 
 
 def open_turn(match: Match) -> Turn:

@@ -1,16 +1,13 @@
 from __future__ import annotations
 
 import logging
-import sys
 import threading
-import types
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings
 from django.core import mail
-from django.core.mail.backends.base import BaseEmailBackend
 from django.db import connection
 
 from games import notifications
@@ -25,6 +22,8 @@ from games.notifications import (
 )
 from games.timefmt import when_text
 from tests.conftest import play_random
+from tests.support.broker import broker
+from wallsite.embedded_redis import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -51,13 +50,6 @@ def send(notification: Notification, **kwargs) -> str:
 
 def mails_to(user) -> list:
     return [message for message in mail.outbox if message.to == [user.email]]
-
-
-class BrokenBackend(BaseEmailBackend):
-    """A mail server that is down."""
-
-    def send_messages(self, email_messages):
-        raise ConnectionRefusedError("the mail server is not answering")
 
 
 # --- one message per event --------------------------------------------------------------------------
@@ -381,7 +373,9 @@ def test_an_event_hidden_from_the_recipient_never_reaches_the_email(started_matc
 
 
 def test_a_failing_mail_server_keeps_the_message_for_later_then_gives_up(started_match, alice, settings):
-    settings.EMAIL_BACKEND = "tests.games.test_notifications.BrokenBackend"
+    # The real SMTP backend, aimed at a port where no mail server listens.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", free_port(), 2
     note = your_turn_row(open_turn(started_match(), 0))
     now = datetime.now(UTC)
     assert send(note, now=now).startswith("pending:")
@@ -397,43 +391,29 @@ def test_a_failing_mail_server_keeps_the_message_for_later_then_gives_up(started
 # --- queueing after commit ---------------------------------------------------------------------------
 
 
-def _fake_tasks(monkeypatch, delay) -> None:
-    module = types.ModuleType("games.tasks")
-    module.notification_send = types.SimpleNamespace(delay=delay)
-    monkeypatch.setitem(sys.modules, "games.tasks", module)
-    monkeypatch.setattr("games.tasks", module, raising=False)
-
-
-def test_sending_is_queued_only_after_the_commit(
-    started_match, monkeypatch, django_capture_on_commit_callbacks
-):
-    queued: list[int] = []
-    _fake_tasks(monkeypatch, queued.append)
+def test_sending_is_queued_only_after_the_commit(started_match, django_capture_on_commit_callbacks):
     note = your_turn_row(open_turn(started_match(), 0))
     with django_capture_on_commit_callbacks() as callbacks:
         queue_send([note.pk])
-        assert queued == []
+        note.refresh_from_db()
+        assert note.status == Status.PENDING and not mail.outbox
     assert len(callbacks) == 1
-    callbacks[0]()
-    assert queued == [note.pk]
+    callbacks[0]()  # the commit: the (eager) task sends it
+    note.refresh_from_db()
+    assert note.status == Status.SENT and len(mail.outbox) == 1
 
 
 def test_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
-    started_match, monkeypatch, django_capture_on_commit_callbacks, caplog
+    started_match, django_capture_on_commit_callbacks, caplog
 ):
-    from kombu.exceptions import OperationalError
-
-    def refuse(notification_id: int) -> None:
-        raise OperationalError("Error 111 connecting to 127.0.0.1:6380. Connection refused.")
-
-    _fake_tasks(monkeypatch, refuse)
     note = your_turn_row(open_turn(started_match(), 0))
     with (
-        caplog.at_level(logging.WARNING, logger="games.notifications"),
+        broker(f"redis://127.0.0.1:{free_port()}/0"),  # nothing listens there
+        caplog.at_level(logging.WARNING, logger="games.dispatch"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         queue_send([note.pk])
     note.refresh_from_db()
     assert note.status == Status.PENDING
     assert not mail.outbox
-    assert "the sweep will send" in caplog.text
+    assert "the sweep will queue it again" in caplog.text

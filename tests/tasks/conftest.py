@@ -18,8 +18,8 @@ from urllib.parse import quote
 import pytest
 import redis as redis_client
 from django.db import connection
-from kombu import pools
 
+from tests.support.broker import drop_connections, use_broker
 from wallsite.celery import app
 from wallsite.embedded_redis import free_port, redis_start, redis_stop
 
@@ -81,52 +81,23 @@ class Workers:
 
     def start(self, **extra: str) -> subprocess.Popen:
         self.count += 1
-        log = self.log_dir / f"worker{self.count}.log"
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "wallsite",
-            "worker",
-            "-l",
-            "info",
-            "-c",
-            "1",
-            "--without-mingle",
-            "--without-gossip",
-            "-n",
-            f"test{self.count}@%h",
-        ]
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=self.env(**extra),
-            stdout=log.open("w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        name = f"worker{self.count}"
+        process = self._spawn(
+            name,
+            ["worker", "-c", "1", "--without-mingle", "--without-gossip", "-n", f"test{self.count}@%h"],
+            extra,
         )
-        process.log = log  # type: ignore[attr-defined]
-        self.processes.append(process)
-        self.wait_for(lambda: "ready." in log.read_text(), f"worker {self.count} to start", process)
+        self.wait_for(lambda: "ready." in process.log.read_text(), f"{name} to start", process)
         return process
 
     def start_beat(self, **extra: str) -> subprocess.Popen:
-        log = self.log_dir / "beat.log"
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "wallsite",
-            "beat",
-            "-l",
-            "info",
-            "--schedule",
-            str(self.log_dir / "beat-schedule"),
-        ]
+        return self._spawn("beat", ["beat", "--schedule", str(self.log_dir / "beat-schedule")], extra)
+
+    def _spawn(self, name: str, arguments: list[str], extra: dict[str, str]) -> subprocess.Popen:
+        log = self.log_dir / f"{name}.log"
+        # A session of its own, so a kill reaches the worker's pool children too.
         process = subprocess.Popen(
-            command,
+            [sys.executable, "-m", "celery", "-A", "wallsite", *arguments, "-l", "info"],
             cwd=ROOT,
             env=self.env(**extra),
             stdout=log.open("w"),
@@ -174,22 +145,6 @@ class Workers:
         return [path.read_text() for path in sorted(self.mail_dir.iterdir())]
 
 
-def use_broker(url: str) -> None:
-    """Point this process's Celery app at a real broker (tests run tasks eagerly otherwise)."""
-    app.conf.update(broker_url=url, result_backend=url, task_always_eager=False)
-    _drop_connections()
-
-
-def _drop_connections() -> None:
-    # kombu pools connections per broker URL in a global registry; empty it so the next task opens a
-    # fresh connection to whichever broker is configured now.
-    pools.reset()
-    app._pool = None
-    app.amqp._producer_pool = None
-    app._backend_cache = None
-    app._local.__dict__.pop("backend", None)
-
-
 @pytest.fixture
 def workers(redis_url, transactional_db, tmp_path):
     redis_client.Redis.from_url(redis_url).flushdb()
@@ -199,4 +154,4 @@ def workers(redis_url, transactional_db, tmp_path):
     yield harness
     harness.stop_all()
     app.conf.update(**previous)
-    _drop_connections()
+    drop_connections()

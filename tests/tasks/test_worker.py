@@ -13,6 +13,7 @@ from django.utils import timezone
 from games import services
 from games.models import Match, Move, Notification, Turn
 from games.sweep import sweep_run
+from tests.conftest import no_vacation
 from tests.tasks.conftest import use_broker
 from wallsite.embedded_redis import free_port, redis_start, redis_stop
 
@@ -41,13 +42,6 @@ def wait_until(condition, what: str, timeout: float = 30) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-def no_vacation(*users) -> None:
-    for user in users:
-        user.vacation_days_left = 0
-        user.vacation_year = timezone.now().year
-        user.save()
 
 
 def test_a_chance_step_is_resolved_by_the_worker_exactly_once(workers, alice, bob):
