@@ -562,3 +562,52 @@ def test_eliminating_a_seat_keeps_the_game_consistent(engine: Engine) -> None:
         _assert_over(rest)
     assert results, "no game was still going at the cut points: nothing was checked"
     assert len(set(results)) == 1, f"eliminate works only sometimes: {results}"
+
+
+def test_skipping_a_timed_out_seat_keeps_the_game_consistent(engine: Engine) -> None:
+    """The site's ``skip`` timeout policy: where an engine implements it, every awaited seat can be
+    skipped at any point, the result is a valid state, and a game of skips still ends."""
+    defaults = engine.resolve_options(None)
+    seats = engine.min_players
+    outcomes: list[str] = []
+    for number in range(24):
+        seed = f"{engine.slug}-skip-{number}"
+        length = len(_play(_new_game(engine, seats, defaults, seed)).steps)
+        game = _play(_new_game(engine, seats, defaults, seed), stop_after=max(1, length * (number % 8) // 9))
+        state = game.final
+        where = game.where(len(game.steps))
+        if engine.is_over(state) or engine.chance_pending(state):
+            continue
+        victim = random.Random(where).choice(sorted(engine.actors(state)))
+        snapshot = _dump(state)
+        try:
+            after, events = engine.skip(state, victim, random.Random(f"{where}:skip"))
+        except NotImplementedError:
+            assert _dump(state) == snapshot, f"{where}: a refused skip changed the state"
+            outcomes.append("not implemented")
+            continue
+        outcomes.append("skipped")
+        assert _dump(state) == snapshot, f"{where}: skip changed its input"
+        _assert_json(after, where)
+        _assert_events(events, seats, where)
+        assert after != state, f"{where}: skipping seat {victim} changed nothing"
+        other = next((s for s in range(seats) if s not in engine.actors(state)), None)
+        if other is not None:
+            with pytest.raises(IllegalMove):
+                engine.skip(state, other, random.Random(0))
+        # Skipping whoever is awaited, over and over, must still bring the game to an end.
+        position, steps = after, 0
+        rng = random.Random(f"{where}:more")
+        while not engine.is_over(position):
+            steps += 1
+            assert steps < STEP_CAP, f"{where}: a game of skips does not end"
+            if engine.chance_pending(position):
+                position, _ = engine.resolve_chance(position, rng)
+                continue
+            seat = rng.choice(sorted(engine.actors(position)))
+            if rng.random() < 0.5:
+                position, _ = engine.skip(position, seat, rng)
+            else:
+                position, _ = engine.apply(position, seat, rng.choice(engine.legal_moves(position, seat)))
+    assert outcomes, "no game was still going at the cut points: nothing was checked"
+    assert len(set(outcomes)) == 1, f"skip works only sometimes: {outcomes}"
