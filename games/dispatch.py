@@ -33,20 +33,25 @@ def work_enqueue(work: list[Work]) -> bool:
     return enqueue_safely(send, what=f"{len(work)} automatic step(s)")
 
 
+# Ids per task message: one message per hundred items keeps a sweep of thousands to tens of messages.
+BATCH = 100
+
+
 def turns_expire_enqueue(turn_ids: list[int]) -> bool:
     from games import tasks
 
-    return enqueue_safely(
-        lambda: [tasks.turn_expire.delay(turn_id) for turn_id in turn_ids], what=f"{len(turn_ids)} expiries"
-    )
+    return enqueue_safely(lambda: _batches(tasks.turns_expire, turn_ids), what=f"{len(turn_ids)} expiries")
 
 
 def notifications_enqueue(ids: list[int]) -> bool:
     from games import tasks
 
-    return enqueue_safely(
-        lambda: [tasks.notification_send.delay(pk) for pk in ids], what=f"{len(ids)} notification(s)"
-    )
+    return enqueue_safely(lambda: _batches(tasks.notifications_send, ids), what=f"{len(ids)} notification(s)")
+
+
+def _batches(task, ids: list[int]) -> None:
+    for start in range(0, len(ids), BATCH):
+        task.delay(ids[start : start + BATCH])
 
 
 def enqueue_safely(send, *, what: str) -> bool:

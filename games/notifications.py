@@ -65,16 +65,51 @@ def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
 def reminder_create(*, turn: Turn, lead: int, now: datetime) -> Notification | None:
     """A reminder ``lead`` hours before the turn's deadline, for digest readers too."""
     user = _human(turn.seat)
-    if user is None or user.notify == Notify.OFF or user.on_vacation:
+    if user is None or not _wants_reminders(user):
         return None
     return _create(
         user=user,
         kind=Kind.REMINDER,
-        key=f"turn:{turn.pk}:remind:{lead}",
+        key=_reminder_key(turn.pk, lead),
         match_id=turn.match_id,
         turn=turn,
         now=now,
     )
+
+
+def reminders_create(*, turns: list[tuple[Turn, int]], now: datetime) -> list[int]:
+    """``reminder_create`` for many (turn, lead) pairs at once, as the sweep claims them: one insert
+    that skips keys already taken, then one query for the ids still pending."""
+    rows = []
+    for turn, lead in turns:
+        user = _human(turn.seat)
+        if user is not None and _wants_reminders(user):
+            rows.append(
+                Notification(
+                    user_id=user.pk,
+                    kind=Kind.REMINDER,
+                    key=_reminder_key(turn.pk, lead),
+                    match_id=turn.match_id,
+                    turn_id=turn.pk,
+                    due_at=now,
+                )
+            )
+    if not rows:
+        return []
+    Notification.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    return list(
+        Notification.objects.filter(
+            key__in=[row.key for row in rows], kind=Kind.REMINDER, status=Status.PENDING
+        ).values_list("pk", flat=True)
+    )
+
+
+def _wants_reminders(user: User) -> bool:
+    return user.notify != Notify.OFF and not user.on_vacation
+
+
+def _reminder_key(turn_id: int, lead: int) -> str:
+    return f"turn:{turn_id}:remind:{lead}"
 
 
 def notify_match_event(*, match: Match, key: str, text: str, now: datetime) -> list[Notification]:

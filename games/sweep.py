@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import dispatch, notifications
@@ -91,25 +92,36 @@ def _claim_reminders(*, now: datetime, limit: int) -> list[int]:
         if not rows:
             return []
         leads = dict(rows)
-        turns = list(Turn.objects.filter(pk__in=leads).select_related("seat__user", "match"))
-        created: list[int] = []
-        following: list[Turn] = []
-        for turn in turns:
-            lead = leads[turn.pk]
-            if lead is None:
-                continue
-            note = notifications.reminder_create(turn=turn, lead=lead, now=now)
-            if note is not None:
-                created.append(note.pk)
+        # Only what the reminders need: the seat's player, never the match and its state.
+        turns = list(
+            Turn.objects.filter(pk__in=leads)
+            .select_related("seat__user")
+            .only(
+                "pk",
+                "match_id",
+                "deadline",
+                "seat__autopilot",
+                "seat__user__is_active",
+                "seat__user__notify",
+                "seat__user__on_vacation",
+                "seat__user__reminder_hours",
+            )
+        )
+        claimed = [(turn, leads[turn.pk]) for turn in turns if leads[turn.pk] is not None]
+        created = notifications.reminders_create(turns=claimed, now=now)
+        # Each turn's next, shorter lead; one UPDATE per lead, the time computed from the deadline.
+        following: dict[int, list[int]] = {}
+        for turn, lead in claimed:
             if turn.seat.user_id:
                 upcoming = next_reminder_after(
                     turn.deadline, turn.seat.user.reminder_hours, lead_done=lead, now=now
                 )
                 if upcoming:
-                    turn.remind_at, turn.remind_lead = upcoming
-                    following.append(turn)
-        if following:
-            Turn.objects.bulk_update(following, ["remind_at", "remind_lead"])
+                    following.setdefault(upcoming[1], []).append(turn.pk)
+        for lead, ids in following.items():
+            Turn.objects.filter(pk__in=ids).update(
+                remind_at=F("deadline") - timedelta(hours=lead), remind_lead=lead
+            )
         if created:
             notifications.queue_send(created)
     return sorted(leads)

@@ -3,9 +3,15 @@ so a task delivered twice (a retry, a redelivery after a worker died) has the ef
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from celery import shared_task
 
 from games import notifications, services, sweep
+from games.errors import NotFound
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="games.sweep")
@@ -13,23 +19,43 @@ def sweep_task() -> dict[str, int]:
     return sweep.sweep_run().as_dict()
 
 
-@shared_task(name="games.turn_expire")
-def turn_expire(turn_id: int) -> str:
-    return services.turn_expire(turn_id=turn_id)
+@shared_task(name="games.turns_expire")
+def turns_expire(turn_ids: list[int]) -> dict[str, int]:
+    return _each(turn_ids, lambda turn_id: services.turn_expire(turn_id=turn_id))
 
 
 @shared_task(name="games.chance_resolve")
 def chance_resolve(match_id: int, version: int) -> int | None:
-    move = services.chance_resolve(match_id=match_id, version=version)
+    try:
+        move = services.chance_resolve(match_id=match_id, version=version)
+    except NotFound:
+        return None
     return move.seq if move else None
 
 
 @shared_task(name="games.bot_move")
 def bot_move(match_id: int, version: int, position: int) -> int | None:
-    move = services.bot_move(match_id=match_id, version=version, position=position)
+    try:
+        move = services.bot_move(match_id=match_id, version=version, position=position)
+    except NotFound:
+        return None
     return move.seq if move else None
 
 
-@shared_task(name="games.notification_send")
-def notification_send(notification_id: int) -> str:
-    return notifications.notification_send(notification_id=notification_id)
+@shared_task(name="games.notifications_send")
+def notifications_send(notification_ids: list[int]) -> dict[str, int]:
+    return _each(notification_ids, lambda pk: notifications.notification_send(notification_id=pk))
+
+
+def _each(ids: list[int], work: Callable[[int], str]) -> dict[str, int]:
+    """Run ``work`` for every id, each in its own transaction: one failure does not stop the others
+    (what it left undone stays due, and the sweep queues it again)."""
+    tally: dict[str, int] = {}
+    for item in ids:
+        try:
+            outcome = work(item).split(":")[0]
+        except Exception:
+            log.exception("Task step failed for id %s; the sweep will queue it again.", item)
+            outcome = "error"
+        tally[outcome] = tally.get(outcome, 0) + 1
+    return tally
