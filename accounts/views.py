@@ -47,7 +47,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
-    matches = selectors.matches_for_user_with_deadlines(user=player)
+    matches = selectors.matches_for_user(user=player)
     own = request.user.is_authenticated and request.user.pk == player.pk
     return render(
         request, "accounts/profile.html", {"player": player, "matches": matches, "own_profile": own}

@@ -10,7 +10,7 @@ from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Subquery
 
 from games.engines.base import Event
 from games.errors import NotFound
-from games.models import HiddenHand, Match, Move, Seat, Turn
+from games.models import HiddenHand, Match, Seat, Turn
 
 
 @dataclass(frozen=True)
@@ -101,21 +101,6 @@ def matches_open() -> QuerySet[Match]:
     )
 
 
-def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
-    """The user's matches, those awaiting the user's move first (oldest wait first), then the rest."""
-    awaiting = Turn.objects.filter(match=OuterRef("pk"), seat__user=user, closed_at__isnull=True)
-    matches = list(
-        Match.objects.filter(seats__user=user)
-        .annotate(awaiting_me=Exists(awaiting))
-        .defer("engine_state", "rng_state", "public_view")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
-        .order_by("-updated_at")
-        .distinct()
-    )
-    rank = {Match.Status.ACTIVE: 1, Match.Status.OPEN: 2}
-    return sorted(matches, key=lambda m: (0 if m.awaiting_me else rank.get(m.status, 3),))
-
-
 def matches_awaiting_count(*, user: AbstractBaseUser) -> int:
     return (
         Turn.objects.filter(seat__user=user, closed_at__isnull=True, match__status=Match.Status.ACTIVE)
@@ -123,10 +108,6 @@ def matches_awaiting_count(*, user: AbstractBaseUser) -> int:
         .distinct()
         .count()
     )
-
-
-def moves_of(*, match: Match) -> QuerySet[Move]:
-    return match.moves.defer("state_after").order_by("seq")
 
 
 def turns_awaiting(*, user: AbstractBaseUser) -> QuerySet[Turn]:
@@ -148,10 +129,10 @@ def turns_awaiting(*, user: AbstractBaseUser) -> QuerySet[Turn]:
     )
 
 
-def matches_for_user_with_deadlines(*, user: AbstractBaseUser) -> list[Match]:
-    """Like ``matches_for_user``, each match also carrying ``my_deadline``: when the user's open turn
-    there runs out (None without a turn or a time limit). Awaiting matches come first, the most
-    urgent first; the deadline is a subquery, so the list still costs one query plus the seats."""
+def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
+    """The user's matches, each carrying ``awaiting_me`` and ``my_deadline`` (when the user's open turn
+    there runs out; None without a turn or a time limit). Matches awaiting the user come first, the
+    most urgent first, then those in play, then open ones, then the rest; one query plus the seats."""
     awaiting = Turn.objects.filter(match=OuterRef("pk"), seat__user=user, closed_at__isnull=True)
     matches = list(
         Match.objects.filter(seats__user=user)

@@ -24,7 +24,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def my_matches(request: HttpRequest) -> HttpResponse:
-    matches = selectors.matches_for_user_with_deadlines(user=request.user)
+    matches = selectors.matches_for_user(user=request.user)
     return render(request, "games/my_matches.html", {"matches": matches})
 
 
