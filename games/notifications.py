@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
-from games import dispatch, selectors
+from games import dispatch, replies, selectors
 from games.models import Match, Notification, Seat, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
@@ -292,6 +292,7 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
         "zone": str(tz),
     }
     kind = notification.kind
+    reply_to: list[str] = []
     if kind == Kind.DIGEST:
         items = [
             _match_item(turn.match, turn.deadline, tz, now, site)
@@ -329,6 +330,12 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
             summary = notification.text.splitlines()[0] if notification.text else "news"
             subject = f"{name}: {summary}"
             template = "match_event"
+        if kind in (Kind.YOUR_TURN, Kind.REMINDER) and replies.enabled():
+            # The move may be answered by e-mail; the address carries the version this e-mail shows,
+            # so a reply to it after the game moved on is refused like a stale page.
+            reply_to = [replies.reply_address(match=match, user=user, version=match.version)]
+            context["reply_address"] = reply_to[0]
+            context["notation_hint"] = replies.notation_hint(match.game)
     context["subject"] = subject = _one_line(subject)
     body = render_to_string(f"email/{template}.txt", context)
     html = render_to_string(f"email/{template}.html", context)
@@ -336,6 +343,7 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
         subject=subject,
         body=body,
         to=[user.email],
+        reply_to=reply_to,
         headers={
             # RFC 8058: a mail client may unsubscribe with one POST to this address, no page needed.
             "List-Unsubscribe": f"<{unsubscribe}>",

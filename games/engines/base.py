@@ -85,6 +85,8 @@ class Engine:
     max_players: ClassVar[int]
     options: ClassVar[dict[str, Option]] = {}
     svg: ClassVar[SvgRenderer]
+    # Moves written in the game's notation, shown where a player types or mails a move.
+    notation_example: ClassVar[str] = ""
 
     # --- setup -------------------------------------------------------------------------------------
     def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:

@@ -149,3 +149,12 @@ EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.
 REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
 VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)
+
+# --- Moves by e-mail (games/mailin.py, `manage.py mail_gateway`) --------------------------------------
+# Turn e-mails carry Reply-To: move+<signed token>@MAIL_GATEWAY_DOMAIN; that domain's mail (its MX) must
+# reach the gateway. An empty domain turns replies off: the e-mails then carry no Reply-To.
+MAIL_GATEWAY_DOMAIN = env_str("MAIL_GATEWAY_DOMAIN", "moves.wallsite.localhost")
+MAIL_GATEWAY_HOST = env_str("MAIL_GATEWAY_HOST", "127.0.0.1")
+MAIL_GATEWAY_PORT = env_int("MAIL_GATEWAY_PORT", 8025)
+# A move is one line: anything bigger is refused with 552 before it is read.
+MAIL_GATEWAY_MAX_BYTES = env_int("MAIL_GATEWAY_MAX_BYTES", 256 * 1024)

@@ -201,6 +201,7 @@ class WallGo(Engine):
     title = "Wall Go"
     min_players = 2
     max_players = 4
+    notation_example = "d4 (placing a token) or b2-c3/c3n (moving a token and building a wall)"
     options: ClassVar[dict[str, Option]] = {
         "rules": Option(
             label="Rules",
