@@ -1,0 +1,460 @@
+"""Server-side SVG of a Walls and Stairways position, drawn from ``Stairways.view`` only.
+
+The board (floor, walls, stairways, pieces, treasure), then a strip with the four wonders, the open bid,
+the buttons of the moment and the hands: the viewer's own cards face up (from the view's private part),
+everybody else's as a count. Every interpolated value is escaped; equal views give identical markup.
+
+Click targets (``interactive``): ``sq-<square>``, ``wall-<wall>`` on walls, ``edge-<edge>`` on empty
+edges, ``card-<card>``, ``wonder-<suit>``, ``give-<seat>`` and the buttons ``end``, ``claim``, ``yield``
+and ``off`` (a wall sliding off the board in the crowded variant).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from games.engines.palette import SEAT_NAMES, seat_colour
+
+FILES = "abcdefgh"
+SIZE = 8
+CELL = 56
+MARGIN = 28
+BOARD = 2 * MARGIN + SIZE * CELL
+STRIP = 236  # height of the wonders, buttons and hands below the board
+FLOOR = "#EFE6D2"
+GRID = "#C9BC9F"
+INK = "#1B1B1B"
+WALL = "#5B4636"
+SUIT_SYMBOL = {"H": "\u2665", "C": "\u2663", "D": "\u2666", "S": "\u2660"}
+SUIT_INK = {"H": "#B3261E", "C": INK, "D": "#B3261E", "S": INK}
+HIT_INSET = 6
+HIT_HALF = 7
+
+# The site's stylesheet knows squares and edges; the rest of this board's targets are styled here,
+# scoped to this game's boards.
+STYLE = (
+    "<style>"
+    "svg.stairways .pick{pointer-events:none}"
+    "div.board.interactive svg.stairways .pick.choosable{pointer-events:all;cursor:pointer;"
+    "stroke:#0B5D8C;stroke-width:3}"
+    "div.board.interactive svg.stairways .pick.chosen{stroke:#0B5D8C;stroke-width:4;fill:#CFE8FF}"
+    "</style>"
+)
+
+
+def _n(x: float) -> str:
+    r = round(x, 1)
+    return str(int(r)) if r == int(r) else f"{r:.1f}"
+
+
+def _a(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _mix(colour: str, base: str, amount: float) -> str:
+    c = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(base[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(cc * amount + bb * (1 - amount)):02X}" for cc, bb in zip(c, b, strict=True))
+
+
+def _corner(sq: str) -> tuple[int, int] | None:
+    """Top-left corner of a square's cell; None for anything that is not a square."""
+    if len(sq) != 2 or sq[0] not in FILES or not sq[1].isdigit() or not 1 <= int(sq[1]) <= SIZE:
+        return None
+    x, y = FILES.index(sq[0]), int(sq[1]) - 1
+    return MARGIN + x * CELL, MARGIN + (SIZE - 1 - y) * CELL
+
+
+def _edge_line(edge: str) -> tuple[int, int, int, int] | None:
+    corner = _corner(edge[:-1])
+    if corner is None or edge[-1:] not in ("n", "e"):
+        return None
+    x, y = corner
+    if edge[-1] == "n":
+        return x, y, x + CELL, y
+    return x + CELL, y, x + CELL, y + CELL
+
+
+def _interior_edges() -> list[str]:
+    out = []
+    for f in range(SIZE):
+        for r in range(SIZE):
+            sq = f"{FILES[f]}{r + 1}"
+            if f < SIZE - 1:
+                out.append(sq + "e")
+            if r < SIZE - 1:
+                out.append(sq + "n")
+    return out
+
+
+def _band(edge: str) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = _edge_line(edge) or (0, 0, 0, 0)
+    if y1 == y2:
+        return x1 + HIT_INSET, y1 - HIT_HALF, x2 - x1 - 2 * HIT_INSET, 2 * HIT_HALF
+    return x1 - HIT_HALF, y1 + HIT_INSET, 2 * HIT_HALF, y2 - y1 - 2 * HIT_INSET
+
+
+def _seat_name(seat: int) -> str:
+    return SEAT_NAMES[seat % len(SEAT_NAMES)].capitalize()
+
+
+def _button(target: str, label: str, x: float, y: float, w: float, interactive: bool) -> str:
+    data = f' data-target="{_a(target)}" tabindex="-1" role="button"' if interactive else ""
+    return (
+        f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="26" rx="5" '
+        f'fill="#FFFFFF" stroke="{INK}" stroke-width="1.5" class="pick"{data} aria-label="{_a(label)}"/>'
+        f'<text x="{_n(x + w / 2)}" y="{_n(y + 18)}" text-anchor="middle" font-size="13" '
+        f'pointer-events="none">{_a(label)}</text></g>'
+    )
+
+
+def _card(card: str, x: float, y: float, interactive: bool) -> str:
+    suit, value = card[:1], card[1:]
+    data = f' data-target="card-{_a(card)}" tabindex="-1"' if interactive else ""
+    ink = SUIT_INK.get(suit, INK)
+    return (
+        f'<g class="card"><rect x="{_n(x)}" y="{_n(y)}" width="34" height="48" rx="4" fill="#FFFFFF" '
+        f'stroke="{INK}" stroke-width="1.2" class="pick"{data} aria-label="{_a(card)}"/>'
+        f'<text x="{_n(x + 17)}" y="{_n(y + 20)}" text-anchor="middle" font-size="14" font-weight="700" '
+        f'fill="{ink}" pointer-events="none">{_a(value)}</text>'
+        f'<text x="{_n(x + 17)}" y="{_n(y + 40)}" text-anchor="middle" font-size="16" fill="{ink}" '
+        f'pointer-events="none">{_a(SUIT_SYMBOL.get(suit, suit))}</text></g>'
+    )
+
+
+def _pieces(view: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
+    """Square -> pieces standing there, as (kind, label, note): heroes, then the giant, then rats."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for hero in view.get("heroes", []):
+        if hero.get("fate") == "floor" and hero.get("square"):
+            note = _carried(hero.get("jewels", 0), hero.get("swords", 0))
+            out.setdefault(hero["square"], []).append(("hero", str(hero["number"]), note))
+    giant = view.get("giant")
+    if giant and giant.get("alive") and giant.get("square"):
+        mortal = view.get("options", {}).get("mortal_giant") == "yes"
+        note = _carried(giant.get("jewels", 0), giant.get("swords", 0)) if mortal else ""
+        out.setdefault(giant["square"], []).append(("giant", "G", note))
+    for rats in view.get("rats", []):
+        if rats.get("square"):
+            out.setdefault(rats["square"], []).append(("rats", str(rats["size"]), ""))
+    return out
+
+
+def _carried(jewels: int, swords: int) -> str:
+    parts = []
+    if jewels:
+        parts.append(f"{jewels}\u2666")
+    if swords:
+        parts.append(f"{swords}\u2020")
+    return " ".join(parts)
+
+
+def _piece(kind: str, label: str, note: str, cx: float, cy: float, r: float) -> str:
+    if kind == "hero":
+        shape = (
+            f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" fill="#FFF6C2" stroke="{INK}" '
+            f'stroke-width="2" class="hero"/>'
+        )
+        text_fill = INK
+    elif kind == "giant":
+        shape = (
+            f'<rect x="{_n(cx - r * 1.1)}" y="{_n(cy - r * 1.1)}" width="{_n(r * 2.2)}" '
+            f'height="{_n(r * 2.2)}" rx="3" fill="#7A4B2A" stroke="{INK}" stroke-width="2" class="giant"/>'
+        )
+        text_fill = "#FFFFFF"
+    else:
+        shape = (
+            f'<polygon points="{_n(cx)},{_n(cy - r)} {_n(cx + r)},{_n(cy + r * 0.8)} '
+            f'{_n(cx - r)},{_n(cy + r * 0.8)}" fill="#6E6E6E" stroke="{INK}" stroke-width="1.5" '
+            'class="rats"/>'
+        )
+        text_fill = "#FFFFFF"
+    out = [
+        shape,
+        f'<text x="{_n(cx)}" y="{_n(cy + 4.5)}" text-anchor="middle" font-size="12" font-weight="700" '
+        f'fill="{text_fill}">{_a(label)}</text>',
+    ]
+    if note:
+        out.append(
+            f'<text x="{_n(cx)}" y="{_n(cy + r + 9)}" text-anchor="middle" font-size="9" fill="{INK}">'
+            f"{_a(note)}</text>"
+        )
+    return "".join(out)
+
+
+def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
+    width = BOARD
+    height = BOARD + STRIP
+    walls = set(view.get("walls", []))
+    stairways: list[str] = list(view.get("stairways", []))
+    pending = view.get("pending") or {}
+    awaiting = view.get("awaiting")
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="Walls and Stairways board" class="board stairways" font-family="sans-serif">',
+        STYLE,
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#E4DACB"/>',
+    ]
+
+    out.append(f'<g class="coords" font-size="14" fill="{INK}" text-anchor="middle" pointer-events="none">')
+    for f in range(SIZE):
+        x = MARGIN + f * CELL + CELL / 2
+        for y in (MARGIN / 2 + 5, BOARD - MARGIN / 2 + 5):
+            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{FILES[f]}</text>')
+    for r in range(SIZE):
+        y = MARGIN + (SIZE - 1 - r) * CELL + CELL / 2 + 5
+        for x in (MARGIN / 2, BOARD - MARGIN / 2):
+            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{r + 1}</text>')
+    out.append("</g>")
+
+    # Floor; a stairway square takes its owner's colour.
+    out.append('<g class="squares">')
+    for f in range(SIZE):
+        for r in range(SIZE):
+            sq = f"{FILES[f]}{r + 1}"
+            x, y = _corner(sq) or (0, 0)
+            fill = FLOOR
+            if sq in stairways:
+                fill = _mix(seat_colour(stairways.index(sq)), FLOOR, 0.55)
+            attrs = (
+                f'x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" stroke="{GRID}" '
+                'stroke-width="1"'
+            )
+            if interactive:
+                out.append(
+                    f'<rect {attrs} data-target="sq-{sq}" class="square target" tabindex="-1" '
+                    f'aria-label="{sq}"/>'
+                )
+            else:
+                out.append(f'<rect {attrs} class="square"/>')
+    out.append("</g>")
+
+    out.append('<g class="stairways" pointer-events="none">')
+    for owner, sq in enumerate(stairways):
+        corner = _corner(str(sq))
+        if corner is None:
+            continue
+        x, y = corner
+        # Steps climbing to the north-east, and the owner's colour name for those who cannot tell colours.
+        for k in range(4):
+            out.append(
+                f'<rect x="{x + 6 + k * 9}" y="{y + CELL - 12 - k * 9}" width="{CELL - 12 - k * 9}" '
+                'height="5" '
+                f'fill="{_a(seat_colour(owner))}" stroke="{INK}" stroke-width="0.8"/>'
+            )
+        out.append(
+            f'<text x="{x + 4}" y="{y + 11}" font-size="9" fill="{INK}" class="stair-owner">'
+            f"{_a(_seat_name(owner))}</text>"
+        )
+    out.append("</g>")
+    out.append(
+        f'<rect x="{MARGIN}" y="{MARGIN}" width="{SIZE * CELL}" height="{SIZE * CELL}" fill="none" '
+        f'stroke="{INK}" stroke-width="3" pointer-events="none"/>'
+    )
+
+    # Treasure lying on the floor.
+    out.append('<g class="treasure" pointer-events="none">')
+    for sq, pile in sorted(view.get("treasure", {}).items()):
+        corner = _corner(sq)
+        if corner is None:
+            continue
+        x, y = corner
+        jewels, swords = int(pile.get("jewels", 0)), int(pile.get("swords", 0))
+        if jewels:
+            cx, cy = x + CELL - 12, y + 12
+            out.append(
+                f'<polygon points="{cx},{cy - 7} {cx + 6},{cy} {cx},{cy + 7} {cx - 6},{cy}" fill="#3FA7D6" '
+                f'stroke="{INK}" stroke-width="1" class="jewel"/>'
+            )
+            if jewels > 1:
+                out.append(
+                    f'<text x="{cx - 9}" y="{cy + 4}" font-size="10" text-anchor="end">{jewels}</text>'
+                )
+        if swords:
+            cx, cy = x + CELL - 12, y + CELL - 14
+            out.append(
+                f'<path d="M{cx} {cy - 9} L{cx} {cy + 6} M{cx - 5} {cy + 2} L{cx + 5} {cy + 2}" '
+                f'stroke="#555555" stroke-width="2.5" class="sword"/>'
+            )
+            if swords > 1:
+                out.append(
+                    f'<text x="{cx - 9}" y="{cy + 4}" font-size="10" text-anchor="end">{swords}</text>'
+                )
+    out.append("</g>")
+
+    # Lines of sight of a pending decision: from the token (or rats) to each square it may go to.
+    origin = pending.get("from")
+    if origin and _corner(origin):
+        ox, oy = _corner(origin) or (0, 0)
+        out.append('<g class="sight" pointer-events="none">')
+        for option in pending.get("options", []):
+            corner = _corner(option)
+            if corner is None:
+                continue
+            tx, ty = corner
+            out.append(
+                f'<line x1="{ox + CELL // 2}" y1="{oy + CELL // 2}" '
+                f'x2="{tx + CELL // 2}" y2="{ty + CELL // 2}" '
+                f'stroke="#0B5D8C" stroke-width="2" stroke-dasharray="5 4"/>'
+            )
+        out.append("</g>")
+
+    out.append('<g class="pieces" pointer-events="none">')
+    for sq, pieces in sorted(_pieces(view).items()):
+        corner = _corner(sq)
+        if corner is None:
+            continue
+        x, y = corner
+        slots = [(0.5, 0.45)] if len(pieces) == 1 else [(0.3, 0.3), (0.7, 0.3), (0.3, 0.72), (0.7, 0.72)]
+        r = CELL * (0.22 if len(pieces) == 1 else 0.14)
+        for k, (kind, label, note) in enumerate(pieces[:4]):
+            sx, sy = slots[k]
+            out.append(_piece(kind, label, note, x + sx * CELL, y + sy * CELL, r))
+        if len(pieces) > 4:
+            out.append(
+                f'<text x="{x + CELL - 3}" y="{y + CELL - 3}" font-size="9" text-anchor="end">+</text>'
+            )
+    out.append("</g>")
+
+    out.append('<g class="walls" stroke-linecap="round" pointer-events="none">')
+    for edge in sorted(walls):
+        line = _edge_line(edge)
+        if line is None:
+            continue
+        x1, y1, x2, y2 = line
+        out.append(
+            f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{WALL}" stroke-width="8" '
+            f'class="wall" data-wall="{_a(edge)}"/>'
+        )
+    out.append("</g>")
+
+    if interactive:
+        out.append('<g class="edges">')
+        for edge in _interior_edges():
+            x, y, w, h = _band(edge)
+            target = f"wall-{edge}" if edge in walls else f"edge-{edge}"
+            label = f"wall {edge}" if edge in walls else f"empty edge {edge}"
+            out.append(
+                f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" data-target="{_a(target)}" '
+                f'class="edge target" fill="transparent" tabindex="-1" aria-label="{_a(label)}"/>'
+            )
+        out.append("</g>")
+
+    out.append(_strip(view, seat, interactive, pending, awaiting))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _strip(
+    view: dict[str, Any], seat: int | None, interactive: bool, pending: dict[str, Any], awaiting: Any
+) -> str:
+    top = BOARD + 4
+    out = [f'<g class="strip" font-size="12" fill="{INK}">']
+    wonders = view.get("wonders", {})
+    seats = int(view.get("seats", 2))
+    eliminated = set(view.get("eliminated", []))
+    for k, suit in enumerate("HCDS"):
+        owner = wonders.get(suit)
+        x = MARGIN + k * 62
+        fill = "#FFFFFF" if owner is None else _mix(seat_colour(int(owner)), "#FFFFFF", 0.6)
+        data = f' data-target="wonder-{suit}" tabindex="-1"' if interactive else ""
+        who = "nobody" if owner is None else _seat_name(int(owner))
+        out.append(
+            f'<rect x="{x}" y="{top}" width="56" height="40" rx="6" fill="{fill}" stroke="{INK}" '
+            f'stroke-width="1.5" class="pick wonder"{data} aria-label="{_a(suit)} wonder, owner {_a(who)}"/>'
+            f'<text x="{x + 28}" y="{top + 21}" text-anchor="middle" font-size="20" fill="{SUIT_INK[suit]}" '
+            f'pointer-events="none">{SUIT_SYMBOL[suit]}</text>'
+            f'<text x="{x + 28}" y="{top + 35}" text-anchor="middle" font-size="10" pointer-events="none">'
+            f"{_a(who)}</text>"
+        )
+    # Give targets: one per seat still playing.
+    gx = MARGIN + 4 * 62 + 6
+    out.append(f'<text x="{gx}" y="{top + 12}" font-size="11">give to:</text>')
+    for s in range(seats):
+        if s in eliminated:
+            continue
+        data = f' data-target="give-{s}" tabindex="-1"' if interactive else ""
+        out.append(
+            f'<rect x="{gx + s * 40}" y="{top + 17}" width="36" height="20" rx="4" '
+            f'fill="{_a(seat_colour(s))}" stroke="{INK}" class="pick give"{data} '
+            f'aria-label="give to {_a(_seat_name(s))}"/>'
+            f'<text x="{gx + s * 40 + 18}" y="{top + 31}" text-anchor="middle" font-size="9" '
+            f'pointer-events="none">{_a(_seat_name(s))}</text>'
+        )
+
+    line = top + 58
+    bid = view.get("bid")
+    status = _status(view, pending, awaiting)
+    if bid:
+        cards = ", ".join(bid.get("cards", []))
+        status = (
+            f"{_seat_name(int(bid['seat']))} bids {bid.get('total', 0)} for the "
+            f"{SUIT_SYMBOL.get(bid.get('suit'), '?')} wonder ({cards})"
+        )
+        if bid.get("stage") == "response":
+            status += f"; {_seat_name(int(bid['owner']))} has blocked {bid.get('blocked', 0)} so far"
+    out.append(f'<text x="{MARGIN}" y="{line}" font-size="13" class="status">{_a(status)}</text>')
+
+    bx = MARGIN
+    buttons = []
+    if awaiting == "play":
+        buttons.append(("end", "End turn", 90))
+        if view.get("options", {}).get("crowded") == "yes":
+            buttons.append(("off", "Slide off the board", 150))
+    elif awaiting == "bidding":
+        buttons.append(("claim", f"Claim for {bid.get('total', 0) if bid else 0}", 110))
+    elif awaiting == "response":
+        buttons.append(("yield", "Yield the wonder", 130))
+    for target, label, w in buttons:
+        out.append(_button(target, label, bx, line + 8, w, interactive))
+        bx += w + 8
+
+    hands = view.get("hand_sizes", [])
+    scores = view.get("scores", [])
+    counts = []
+    for s, size in enumerate(hands):
+        mark = " (left)" if s in eliminated else ""
+        score = scores[s] if s < len(scores) else 0
+        counts.append(f"{_seat_name(s)}{mark}: {size} card{'' if size == 1 else 's'}, {score} pts")
+    out.append(
+        f'<text x="{MARGIN}" y="{line + 52}" font-size="11">{_a("  ·  ".join(counts))} · pile '
+        f"{_a(view.get('pile_size', 0))}</text>"
+    )
+
+    hand = (view.get("private") or {}).get("hand", [])
+    if seat is not None and hand:
+        per_row = 12
+        for k, card in enumerate(hand):
+            row, col = divmod(k, per_row)
+            out.append(_card(str(card), MARGIN + col * 38, line + 60 + row * 52, interactive))
+    elif seat is not None:
+        out.append(f'<text x="{MARGIN}" y="{line + 80}" font-size="12">Your hand is empty.</text>')
+    out.append("</g>")
+    return "".join(out)
+
+
+def _status(view: dict[str, Any], pending: dict[str, Any], awaiting: Any) -> str:
+    if view.get("phase") == "over":
+        return f"Game over: {view.get('end_reason') or ''}."
+    who = view.get("to_act")
+    name = _seat_name(int(who)) if isinstance(who, int) else ""
+    if awaiting == "treasure":
+        return f"{name}: choose the treasure that {_token(pending)} runs to."
+    if awaiting == "attack":
+        return f"{name}: choose the hero the giant attacks."
+    if awaiting == "rats":
+        return f"{name}: choose where rat group {pending.get('rats')} creeps."
+    if awaiting == "respawn":
+        return f"{name}: choose the stairway where rat group {pending.get('rats')} comes back."
+    if awaiting == "crowd":
+        return f"{name}: add a new wall ({view.get('pool', 0)} left)."
+    if awaiting == "chance":
+        return "Drawing cards..."
+    first = " (first turn: no hero may reach a stairway)" if view.get("first_turn") else ""
+    return f"{name} to play{first}."
+
+
+def _token(pending: dict[str, Any]) -> str:
+    token = pending.get("token")
+    return "the giant" if token == "giant" else f"hero {token}"
