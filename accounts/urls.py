@@ -21,5 +21,7 @@ urlpatterns = [
     path("password-change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("settings/", views.account_settings, name="account-settings"),
     path("settings/calendar/", views.calendar_token_reset, name="calendar-token-reset"),
+    path("settings/api-token/", views.api_token_create, name="api-token-create"),
+    path("settings/api-token/revoke/", views.api_token_revoke, name="api-token-revoke"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
 ]

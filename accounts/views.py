@@ -17,6 +17,7 @@ from accounts.forms import PreferencesForm, SignupForm
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_user
 from games import selectors
+from games.api import tokens as api_tokens
 from games.errors import ServiceError
 from games.timefmt import zone_for
 
@@ -75,6 +76,13 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Your settings are saved.")
             return redirect("account-settings")
     status = 400 if request.method == "POST" else 200
+    return _settings_page(request, form, status=status)
+
+
+def _settings_page(
+    request: HttpRequest, form: PreferencesForm, *, status: int = 200, **extra
+) -> HttpResponse:
+    user = request.user
     return render(
         request,
         "accounts/settings.html",
@@ -82,9 +90,33 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             "form": form,
             "calendar_url": calendar_url(user=user),
             "vacation_days_left": vacation_days_left(user=user),
+            "api_token": api_tokens.api_token_get(user=user),
+            **extra,
         },
         status=status,
     )
+
+
+@require_POST
+@login_required
+def api_token_create(request: HttpRequest) -> HttpResponse:
+    """A new API key, replacing any other. The page shows it in this answer only: it is never shown
+    again, so no redirect (which would need it stored somewhere to show it)."""
+    token = api_tokens.api_token_create(user=request.user)
+    response = _settings_page(request, PreferencesForm.for_user(request.user), new_api_key=token.key)
+    # The key is in this page: keep it out of caches and the browser's back-forward history.
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+@login_required
+def api_token_revoke(request: HttpRequest) -> HttpResponse:
+    if api_tokens.api_token_revoke(user=request.user):
+        messages.success(request, "Your API token is revoked; programs using it can no longer sign in.")
+    else:
+        messages.info(request, "You had no API token.")
+    return redirect("account-settings")
 
 
 @require_POST

@@ -7,6 +7,7 @@ from accounts import views as account_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", include("games.api.urls")),
     path("accounts/", include("accounts.urls")),
     path("players/<str:username>/", account_views.profile, name="profile"),
     path("", include("games.urls")),

@@ -28,6 +28,10 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "accounts",
     "games",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
 ]
 
 MIDDLEWARE = [
@@ -158,3 +162,48 @@ MAIL_GATEWAY_HOST = env_str("MAIL_GATEWAY_HOST", "127.0.0.1")
 MAIL_GATEWAY_PORT = env_int("MAIL_GATEWAY_PORT", 8025)
 # A move is one line: anything bigger is refused with 552 before it is read.
 MAIL_GATEWAY_MAX_BYTES = env_int("MAIL_GATEWAY_MAX_BYTES", 256 * 1024)
+
+# --- REST API (games/api) -------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    # Token first: its "WWW-Authenticate: Token" makes an anonymous request a 401 rather than a 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "games.api.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "games.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "games.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Wallsite API",
+    "DESCRIPTION": (
+        "Play Wallsite's turn-based games from a program. Authenticate with `Authorization: Token <key>` "
+        "(create the key on your settings page) or with the site's session and its CSRF token. "
+        "A match reads exactly as your seat sees it on the web page; every error is a 4xx with a "
+        '`{"detail": "..."}` message.'
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "games.models.Match.Status",
+        "SeatStatusEnum": "games.models.Seat.Status",
+        "TimeoutPolicyEnum": "games.models.Match.Timeout",
+    },
+    # The site may run without internet access: the documentation pages use the bundled assets.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}

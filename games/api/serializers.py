@@ -1,0 +1,404 @@
+"""What the API reads and writes.
+
+Input serializers check types and bounds only; the rules (which games, which options, which clock
+settings, which moves) stay in the services, which answer with the same messages as on the web pages.
+
+Output is built by the ``*_data`` functions from explicit whitelists of fields: a match's view comes
+only from ``selectors.match_view_for`` (the public view plus the viewer's own hand), so the engine state,
+the RNG state, move snapshots and other seats' hands cannot reach an answer by accident. The output
+serializers describe that shape in the schema; the views return the dicts as they are (dates render
+as ISO 8601 in UTC), and tests/api/test_schema_fuzz.py checks every answer against the description.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.engines import registry
+from games.engines.base import Engine
+from games.models import Match, Seat
+from games.selectors import LogLine, MatchView
+
+# Bounds that keep every number far from overflowing a timedelta or a database integer.
+MAX_VERSION = 2**31 - 1
+MAX_NOTATION = 200
+
+
+# --- input --------------------------------------------------------------------------------------------
+
+
+class MatchListQuerySerializer(serializers.Serializer):
+    scope = serializers.ChoiceField(
+        choices=[("open", "open"), ("mine", "mine")],
+        default="open",
+        help_text="`open`: matches waiting for players. `mine`: your matches (needs authentication), "
+        "those awaiting your move first.",
+    )
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    # The same bounds as the web form (games/forms.py); the service checks the rest.
+    game = serializers.ChoiceField(choices=[], help_text="A game's slug, from /api/games/.")
+    seat_count = serializers.IntegerField(min_value=1, max_value=8, help_text="Number of players.")
+    options = serializers.DictField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        default=dict,
+        help_text="Option name -> value, from the game's options; missing ones take their default.",
+    )
+    name = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
+    move_time_limit_hours = serializers.IntegerField(
+        min_value=1, max_value=720, required=False, allow_null=True, help_text="Empty: no time limit."
+    )
+    bank_initial_hours = serializers.IntegerField(
+        min_value=0, max_value=24 * 60, required=False, allow_null=True
+    )
+    bank_increment_hours = serializers.IntegerField(
+        min_value=0, max_value=24 * 7, required=False, allow_null=True
+    )
+    bank_max_hours = serializers.IntegerField(min_value=1, max_value=24 * 60, required=False, allow_null=True)
+    pause_weekends = serializers.BooleanField(required=False, default=False)
+    timeout_policy = serializers.ChoiceField(
+        choices=Match.Timeout.choices, required=False, default=Match.Timeout.SKIP
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Read the registry now, not at import: engines can be registered at run time.
+        self.fields["game"].choices = registry.choices()
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The validated data as ``services.match_create`` takes it (hours -> timedelta; 0 = none, as on
+        the web form)."""
+        data = dict(self.validated_data)
+
+        def hours(name: str) -> timedelta | None:
+            value = data.pop(name, None)
+            return timedelta(hours=value) if value else None
+
+        return {
+            "game": data["game"],
+            "seat_count": data["seat_count"],
+            "options": data["options"],
+            "name": data["name"],
+            "move_time_limit": hours("move_time_limit_hours"),
+            "bank_initial": hours("bank_initial_hours"),
+            "bank_increment": hours("bank_increment_hours"),
+            "bank_max": hours("bank_max_hours"),
+            "pause_weekends": data["pause_weekends"],
+            "timeout_policy": data["timeout_policy"],
+        }
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "maxLength": MAX_NOTATION, "example": "d4"},
+            {"type": "object", "additionalProperties": True, "example": {"place": "d4"}},
+        ]
+    }
+)
+class MoveField(serializers.Field):
+    """A move in the game's notation, or as the move object the legal-moves endpoint lists."""
+
+    default_error_messages = {
+        "invalid": "Give the move as notation (a string) or as a move object.",
+        "blank": "Enter a move.",
+        "max_length": f"A move in notation has at most {MAX_NOTATION} characters.",
+    }
+
+    def to_internal_value(self, data: Any) -> str | dict[str, Any]:
+        if isinstance(data, dict):
+            return data
+        if not isinstance(data, str):
+            self.fail("invalid")
+        text = data.strip()
+        if not text:
+            self.fail("blank")
+        if len(text) > MAX_NOTATION:
+            self.fail("max_length")
+        return text
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class MoveSubmitSerializer(serializers.Serializer):
+    move = MoveField()
+    version = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_VERSION,
+        help_text="The match version you saw; if anyone moved since, nothing is played (409).",
+    )
+
+    def service_arguments(self) -> dict[str, Any]:
+        move = self.validated_data["move"]
+        return {
+            "expected_version": self.validated_data["version"],
+            "text": move if isinstance(move, str) else None,
+            "move": move if isinstance(move, dict) else None,
+        }
+
+
+# --- output -------------------------------------------------------------------------------------------
+
+
+class PingSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+
+
+class OptionChoiceSerializer(serializers.Serializer):
+    value = serializers.CharField()
+    label = serializers.CharField()
+
+
+class GameOptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    default = serializers.CharField()
+    choices = OptionChoiceSerializer(many=True)
+
+
+class GameSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    options = GameOptionSerializer(many=True)
+
+
+class ClockSerializer(serializers.Serializer):
+    move_time_limit_hours = serializers.FloatField(allow_null=True)
+    bank_initial_hours = serializers.FloatField(allow_null=True)
+    bank_increment_hours = serializers.FloatField(allow_null=True)
+    bank_max_hours = serializers.FloatField(allow_null=True)
+    pause_weekends = serializers.BooleanField()
+    timeout_policy = serializers.ChoiceField(choices=Match.Timeout.choices)
+
+
+class SeatSummarySerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    player = serializers.CharField(help_text="The player's name, or the computer's.")
+    username = serializers.CharField(allow_null=True)
+    bot = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=Seat.Status.choices)
+    score = serializers.FloatField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True)
+
+
+class SeatSerializer(SeatSummarySerializer):
+    autopilot = serializers.BooleanField(help_text="A computer plays for the seat until its player returns.")
+    bank_hours = serializers.FloatField(allow_null=True, help_text="Reserve time left on the seat's clock.")
+    to_act = serializers.BooleanField(help_text="The match awaits this seat's input.")
+    deadline = serializers.DateTimeField(allow_null=True, help_text="When this seat's open turn runs out.")
+
+
+class MatchSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="The match's web page.")
+    game = serializers.CharField()
+    game_title = serializers.CharField()
+    name = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=Match.Status.choices)
+    version = serializers.IntegerField()
+    seat_count = serializers.IntegerField()
+    options = serializers.DictField(child=serializers.CharField())
+    clock = ClockSerializer()
+    seats = SeatSummarySerializer(many=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    result_text = serializers.CharField(allow_blank=True)
+    your_turn = serializers.BooleanField(help_text="Your input is awaited (false when not seated).")
+    your_deadline = serializers.DateTimeField(allow_null=True)
+
+
+class MatchDetailSerializer(MatchSummarySerializer):
+    seats = SeatSerializer(many=True)
+    your_position = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a spectator.")
+    to_act = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats whose input is awaited."
+    )
+    view = serializers.DictField(
+        help_text="The game's view for your seat (the spectator's when not seated): the public part, "
+        "plus under `private` what only your seat may see."
+    )
+
+
+class LegalMoveSerializer(serializers.Serializer):
+    notation = serializers.CharField()
+    move = serializers.DictField()
+
+
+class LegalMovesSerializer(serializers.Serializer):
+    your_turn = serializers.BooleanField()
+    your_position = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField(help_text="Submit this with your move.")
+    moves = LegalMoveSerializer(many=True)
+
+
+class MovePlayedSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The move's place in the game log.")
+    notation = serializers.CharField()
+    move = serializers.DictField()
+    version = serializers.IntegerField(help_text="The match version after the move.")
+    status = serializers.ChoiceField(choices=Match.Status.choices, help_text="The match status after it.")
+
+
+class LogLineSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True, help_text="Null for an automatic step (dice, draws).")
+    player = serializers.CharField(allow_blank=True)
+    notation = serializers.CharField(allow_blank=True)
+    events = serializers.ListField(child=serializers.CharField())
+    at = serializers.DateTimeField()
+
+
+class MatchLogSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    your_position = serializers.IntegerField(allow_null=True)
+    lines = LogLineSerializer(many=True)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What went wrong, in a sentence to show.")
+
+
+class ValidationErrorSerializer(ErrorSerializer):
+    errors = serializers.DictField(required=False, help_text="Field name -> its messages, for invalid input.")
+
+
+# --- building the output --------------------------------------------------------------------------------
+
+
+def _hours(value: timedelta | None) -> float | None:
+    return None if value is None else value.total_seconds() / 3600
+
+
+def game_data(engine: Engine) -> dict[str, Any]:
+    return {
+        "slug": engine.slug,
+        "title": engine.title,
+        "min_players": engine.min_players,
+        "max_players": engine.max_players,
+        "options": [
+            {
+                "name": name,
+                "label": option.label,
+                "default": option.default,
+                "choices": [{"value": value, "label": label} for value, label in option.choices.items()],
+            }
+            for name, option in engine.options.items()
+        ],
+    }
+
+
+def games_data() -> list[dict[str, Any]]:
+    return [game_data(registry.get_engine(slug)) for slug in registry.slugs()]
+
+
+def _seat_summary(seat: Seat) -> dict[str, Any]:
+    return {
+        "position": seat.position,
+        "player": seat.player_name,
+        "username": seat.user.username if seat.user_id else None,
+        "bot": seat.bot,
+        "status": seat.status,
+        "score": seat.score,
+        "rank": seat.rank,
+    }
+
+
+def _match_common(match: Match, seats: list[Seat]) -> dict[str, Any]:
+    return {
+        "id": match.pk,
+        "url": match.get_absolute_url(),
+        "game": match.game,
+        "game_title": match.engine.title,
+        "name": match.name,
+        "status": match.status,
+        "version": match.version,
+        "seat_count": match.seat_count,
+        "options": dict(match.options),
+        "clock": {
+            "move_time_limit_hours": _hours(match.move_time_limit),
+            "bank_initial_hours": _hours(match.bank_initial),
+            "bank_increment_hours": _hours(match.bank_increment),
+            "bank_max_hours": _hours(match.bank_max),
+            "pause_weekends": match.pause_weekends,
+            "timeout_policy": match.timeout_policy,
+        },
+        "seats": [_seat_summary(seat) for seat in seats],
+        "created_at": match.created_at,
+        "started_at": match.started_at,
+        "finished_at": match.finished_at,
+        "result_text": match.result_text,
+    }
+
+
+def match_summary_data(match: Match) -> dict[str, Any]:
+    """One row of a list; ``awaiting_me``/``my_deadline`` exist on the user's own matches only."""
+    data = _match_common(match, list(match.seats.all()))
+    data["your_turn"] = bool(getattr(match, "awaiting_me", False)) and match.status == Match.Status.ACTIVE
+    data["your_deadline"] = getattr(match, "my_deadline", None)
+    return data
+
+
+def match_detail_data(mv: MatchView) -> dict[str, Any]:
+    """The match as ``mv``'s viewer sees it: nothing here comes from the engine state."""
+    data = _match_common(mv.match, mv.seats)
+    active = mv.match.status == Match.Status.ACTIVE
+    for row, seat in zip(data["seats"], mv.seats, strict=True):
+        turn = mv.open_turns.get(seat.position) if active else None
+        row["autopilot"] = seat.autopilot
+        row["bank_hours"] = _hours(seat.bank)
+        row["to_act"] = seat.position in mv.actors
+        row["deadline"] = turn.deadline if turn is not None else None
+    mine = mv.open_turns.get(mv.viewer_position) if mv.my_turn else None
+    data["your_position"] = mv.viewer_position
+    data["your_turn"] = mv.my_turn
+    data["your_deadline"] = mine.deadline if mine is not None else None
+    data["to_act"] = sorted(mv.actors)
+    data["view"] = mv.view
+    return data
+
+
+def legal_moves_data(mv: MatchView) -> dict[str, Any]:
+    """The seat's legal moves from the engine's one list, with their notation; empty unless it is the
+    viewer's turn. The state is read here, on the server, and only the seat's own moves leave it."""
+    moves: list[dict[str, Any]] = []
+    if mv.my_turn:
+        engine = mv.match.engine
+        moves = [
+            {"notation": engine.format_move(move), "move": move}
+            for move in engine.legal_moves(mv.match.engine_state, mv.viewer_position)
+        ]
+    return {
+        "your_turn": mv.my_turn,
+        "your_position": mv.viewer_position,
+        "version": mv.match.version,
+        "moves": moves,
+    }
+
+
+def log_data(match: Match, position: int | None, lines: list[LogLine]) -> dict[str, Any]:
+    return {
+        "match": match.pk,
+        "your_position": position,
+        "lines": [
+            {
+                "seq": line.seq,
+                "seat": line.seat,
+                "player": line.player,
+                "notation": line.notation,
+                "events": line.events,
+                "at": line.at,
+            }
+            for line in lines
+        ],
+    }

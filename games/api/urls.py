@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from games.api import errors, views
+
+urlpatterns = [
+    path("", views.ApiRoot.as_view(), name="api-root"),
+    path("ping/", views.Ping.as_view(), name="api-ping"),
+    path("games/", views.GameList.as_view(), name="api-games"),
+    path("matches/", views.MatchList.as_view(), name="api-matches"),
+    path("matches/<int:match_id>/", views.MatchDetail.as_view(), name="api-match"),
+    path("matches/<int:match_id>/join/", views.MatchJoin.as_view(), name="api-match-join"),
+    path("matches/<int:match_id>/leave/", views.MatchLeave.as_view(), name="api-match-leave"),
+    path("matches/<int:match_id>/resign/", views.MatchResign.as_view(), name="api-match-resign"),
+    path(
+        "matches/<int:match_id>/legal-moves/", views.MatchLegalMoves.as_view(), name="api-match-legal-moves"
+    ),
+    path("matches/<int:match_id>/moves/", views.MatchMoves.as_view(), name="api-match-moves"),
+    path("matches/<int:match_id>/log/", views.MatchLog.as_view(), name="api-match-log"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # Log in and out of the browsable API with the site's session.
+    path("auth/", include("rest_framework.urls")),
+    # Last: anything else under /api/ is a JSON 404, never the site's HTML page or a slash redirect.
+    re_path(r"^", errors.not_found),
+]

@@ -1,0 +1,251 @@
+"""Thin API views: check the input's shape, call the same services and selectors as the web pages,
+return what the viewer may see. Service errors become 4xx answers in games/api/errors.py.
+
+Answers are the whitelisted dicts of ``serializers.*_data``, rendered as they are: the output
+serializers only describe them in the schema (running thousands of legal moves through nested
+serializers cost a quarter of that answer's time), and tests check every answer against that description.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse as api_reverse
+from rest_framework.views import APIView
+
+from games import presence, selectors, services
+from games.api import serializers as s
+from games.errors import ServiceError
+
+ERRORS = {
+    400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
+    401: OpenApiResponse(s.ErrorSerializer, description="Authentication is needed."),
+    403: OpenApiResponse(s.ErrorSerializer, description="Not allowed for you."),
+    404: OpenApiResponse(s.ErrorSerializer, description="There is no such match (or page)."),
+    409: OpenApiResponse(s.ErrorSerializer, description="The match changed: reload it and try again."),
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: ERRORS[code] for code in codes}
+
+
+MATCH_ID = OpenApiParameter("match_id", int, OpenApiParameter.PATH, description="The match's id.")
+
+
+class MatchPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def _detail(request: Request, match_id: int, *, code: int = status.HTTP_200_OK) -> Response:
+    mv = selectors.match_view_for(match_id=match_id, user=request.user)
+    return Response(s.match_detail_data(mv), status=code)
+
+
+class ApiRoot(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        return Response(
+            {
+                "games": api_reverse("api-games", request=request),
+                "matches": api_reverse("api-matches", request=request),
+                "schema": api_reverse("api-schema", request=request),
+                "docs": api_reverse("api-docs", request=request),
+                "ping": api_reverse("api-ping", request=request),
+            }
+        )
+
+
+class Ping(APIView):
+    """A health check that touches neither the database nor the session."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Is the API up?", responses=s.PingSerializer, auth=[])
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+class GameList(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The games, with their player counts and options", responses=s.GameSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        return Response(s.games_data())
+
+
+class MatchList(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    pagination_class = MatchPagination
+
+    @extend_schema(
+        summary="Open matches, or your own",
+        parameters=[
+            s.MatchListQuerySerializer,
+            OpenApiParameter("page", int, description="Page number, from 1."),
+            OpenApiParameter("page_size", int, description="Matches per page (at most 100)."),
+        ],
+        responses={200: s.MatchSummarySerializer(many=True), **errors(400, 401, 404)},
+    )
+    def get(self, request: Request) -> Response:
+        query = s.MatchListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if query.validated_data["scope"] == "mine":
+            if not request.user.is_authenticated:
+                raise NotAuthenticated("Log in, or send a token, to list your matches.")
+            matches = selectors.matches_for_user(user=request.user)
+        else:
+            matches = selectors.matches_open()
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        rows = [s.match_summary_data(match) for match in page]
+        return paginator.get_paginated_response(rows)
+
+    @extend_schema(
+        summary="Open a match; you take the first seat",
+        request=s.MatchCreateSerializer,
+        responses={201: s.MatchDetailSerializer, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        form = s.MatchCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        match = services.match_create(creator=request.user, **form.service_arguments())
+        response = _detail(request, match.pk, code=status.HTTP_201_CREATED)
+        response["Location"] = reverse("api-match", args=[match.pk])
+        return response
+
+
+class MatchDetail(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="A match as your seat sees it (a spectator's view when you are not seated)",
+        parameters=[MATCH_ID],
+        responses={200: s.MatchDetailSerializer, **errors(404)},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        mv = selectors.match_view_for(match_id=match_id, user=request.user)
+        if mv.seat is not None:
+            self._player_present(request, mv)
+        return Response(s.match_detail_data(mv))
+
+    @staticmethod
+    def _player_present(request: Request, mv: selectors.MatchView) -> None:
+        """As on the web page: a player reading the match holds back its e-mails and takes the seat
+        back from the computer."""
+        try:
+            presence.seat_seen(match_id=mv.match.pk, user=request.user)
+            if mv.seat.autopilot and presence.seat_return(match_id=mv.match.pk, user=request.user):
+                mv.seat.autopilot = False
+        except ServiceError:
+            pass  # the seat was given up since the match was read: nothing to record
+
+
+class MatchJoin(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Take the next free seat; the match starts when the table is full",
+        parameters=[MATCH_ID],
+        request=None,
+        responses={200: s.MatchDetailSerializer, **errors(401, 404, 409)},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        services.seat_join(match_id=match_id, user=request.user)
+        return _detail(request, match_id)
+
+
+class MatchLeave(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Give up your seat before the match starts",
+        parameters=[MATCH_ID],
+        request=None,
+        responses={200: s.MatchDetailSerializer, **errors(401, 403, 404, 409)},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        services.seat_leave(match_id=match_id, user=request.user)
+        return _detail(request, match_id)
+
+
+class MatchResign(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Resign a match in play",
+        parameters=[MATCH_ID],
+        request=None,
+        responses={200: s.MatchDetailSerializer, **errors(401, 403, 404, 409)},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        services.match_resign(match_id=match_id, user=request.user)
+        return _detail(request, match_id)
+
+
+class MatchLegalMoves(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Your legal moves, when it is your turn",
+        description="The engine's own list, each move with its notation; empty (with `your_turn` false) "
+        "when your input is not awaited.",
+        parameters=[MATCH_ID],
+        responses={200: s.LegalMovesSerializer, **errors(401, 404)},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        mv = selectors.match_view_for(match_id=match_id, user=request.user)
+        return Response(s.legal_moves_data(mv))
+
+
+class MatchMoves(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Play a move",
+        description="Give the move in the game's notation or as a move object, and the match version "
+        "you saw. If the match has moved on since, nothing is played and the answer is 409.",
+        parameters=[MATCH_ID],
+        request=s.MoveSubmitSerializer,
+        responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409)},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        form = s.MoveSubmitSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        move = services.move_play(match_id=match_id, user=request.user, **form.service_arguments())
+        played = {
+            "match": move.match.pk,
+            "seq": move.seq,
+            "notation": move.notation,
+            "move": move.move,
+            "version": move.match.version,
+            "status": move.match.status,
+        }
+        return Response(played, status=status.HTTP_201_CREATED)
+
+
+class MatchLog(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The game log, filtered for your seat like the view",
+        parameters=[MATCH_ID],
+        responses={200: s.MatchLogSerializer, **errors(404)},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        mv = selectors.match_view_for(match_id=match_id, user=request.user)
+        lines = selectors.match_log_for(match=mv.match, position=mv.viewer_position)
+        return Response(s.log_data(mv.match, mv.viewer_position, lines))
