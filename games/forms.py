@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django import forms
 
+from games import bots
 from games.engines import registry
 from games.models import Match
 
@@ -13,6 +14,17 @@ class MatchCreateForm(forms.Form):
 
     game = forms.ChoiceField(choices=registry.choices)
     seat_count = forms.IntegerField(label="Players", min_value=1, max_value=8, initial=2)
+    bot_count = forms.IntegerField(
+        label="Computer opponents",
+        min_value=0,
+        max_value=7,
+        initial=0,
+        required=False,
+        help_text="Seats the computer takes at once; the others wait for players to join.",
+    )
+    bot_level = forms.ChoiceField(
+        label="Computer strength", choices=bots.kinds, initial=bots.DEFAULT, required=False
+    )
     name = forms.CharField(max_length=80, required=False, help_text="Optional; shown in the lobby.")
     move_time = forms.IntegerField(
         label="Time per move",
@@ -87,6 +99,15 @@ class MatchCreateForm(forms.Form):
                 name: data.get(self.option_field(slug, name)) or option.default
                 for name, option in engine.options.items()
             }
+        count = data.get("bot_count") or 0
+        seats = data.get("seat_count")
+        if seats is not None and count >= seats:
+            self.add_error(
+                "bot_count",
+                f"At most {seats - 1} computer opponent{'' if seats == 2 else 's'} in a "
+                f"{seats}-player match: one seat is yours.",
+            )
+        data["bots"] = [data.get("bot_level") or bots.DEFAULT] * count
         data["timeout_policy"] = data.get("timeout_policy") or Match.Timeout.SKIP
         hours = timedelta(hours=1)
         bank = data.get("bank_initial_hours")

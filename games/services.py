@@ -10,10 +10,13 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max
 from django.utils import timezone
 
 from games import dispatch, notifications
+from games.bots import DEFAULT as DEFAULT_BOT
+from games.bots import LEVELS as bot_levels
+from games.bots import bot_for
 from games.clock import ClockRules, bank_after_move, deadline_for, reminder_schedule
 from games.engines import registry
 from games.engines.base import Engine, Event, IllegalMove
@@ -42,8 +45,13 @@ def match_create(
     bank_max: timedelta | None = None,
     pause_weekends: bool = False,
     timeout_policy: str = Match.Timeout.SKIP,
+    bots: list[str] | None = None,
 ) -> Match:
-    """Open a match with the creator in the first seat; it starts when every seat is taken."""
+    """Open a match with the creator in the first seat; it starts when every seat is taken.
+
+    ``bots`` seats computer opponents of those kinds (``games.bots.LEVELS``) right after the creator;
+    when they fill the table the match starts at once.
+    """
     try:
         engine = registry.get_engine(game)
     except registry.UnknownGame as exc:
@@ -66,6 +74,15 @@ def match_create(
     name = name.strip()
     if len(name) > 80:
         raise ServiceError("A match name has at most 80 characters.")
+    bot_kinds = list(bots or [])
+    for kind in bot_kinds:
+        if kind not in bot_levels:
+            known = ", ".join(bot_levels)
+            raise ServiceError(f"There is no computer opponent called {kind!r}; choose one of {known}.")
+    if len(bot_kinds) >= seat_count:
+        raise ServiceError(
+            f"Computer opponents can take at most {seat_count - 1} of the {seat_count} seats: one is yours."
+        )
     with transaction.atomic():
         match = Match.objects.create(
             game=game,
@@ -81,6 +98,10 @@ def match_create(
             timeout_policy=timeout_policy,
         )
         Seat.objects.create(match=match, position=0, user=creator)
+        for position, kind in enumerate(bot_kinds, start=1):
+            Seat.objects.create(match=match, position=position, user=None, bot=kind)
+        if 1 + len(bot_kinds) == seat_count:
+            _start(match)
     return match
 
 
@@ -102,7 +123,7 @@ def seat_join(*, match_id: int, user: AbstractBaseUser) -> Seat:
 
 
 def seat_leave(*, match_id: int, user: AbstractBaseUser) -> None:
-    """Give up a seat before the match starts; a match nobody sits at is abandoned."""
+    """Give up a seat before the match starts; a match no person sits at is abandoned."""
     with transaction.atomic():
         match = _lock_match(match_id)
         if match.status != Match.Status.OPEN:
@@ -115,7 +136,9 @@ def seat_leave(*, match_id: int, user: AbstractBaseUser) -> None:
         for position, other in enumerate(match.seats.order_by("position")):
             if other.position != position:
                 Seat.objects.filter(pk=other.pk).update(position=position)
-        if not match.seats.exists():
+        # Computer seats alone do not keep a table open: with no person left, it is abandoned.
+        if not match.seats.filter(user__isnull=False).exists():
+            match.seats.all().delete()
             match.status = Match.Status.ABANDONED
             match.finished_at = timezone.now()
             match.result_text = "Abandoned before it started."
@@ -238,26 +261,50 @@ def chance_resolve(*, match_id: int, version: int) -> Move | None:
 
 
 def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
-    """A computer's move for a bot seat, or for a seat on autopilot after a timeout.
+    """A computer's move for a bot seat (its own kind), or for a seat on autopilot after a timeout
+    (the default kind), drawn with the match's server-side RNG.
 
-    Until the search bots exist it plays a random legal move, drawn from the match's server-side RNG.
+    The bot thinks before the transaction, on the position at ``version``: up to a few seconds of search
+    must not hold the match's row lock (on SQLite, the whole database's write lock). The move and the RNG
+    state it leaves are stored only if, under the lock, the match is still at that version and the seat
+    still the computer's; otherwise nothing happens and the work queued for the new position thinks again.
     """
+    snapshot = Match.objects.filter(pk=match_id).first()
+    if snapshot is None:
+        raise NotFound("There is no such match.")
+    planned = _bot_seat(snapshot, version, position)
+    if planned is None:
+        return None
+    engine = snapshot.engine
+    state = snapshot.engine_state
+    rng = rng_load(snapshot.rng_state)
+    # A kind no longer offered (an old seat) plays at the default strength rather than never moving.
+    kind = planned.bot if planned.bot in bot_levels else DEFAULT_BOT
+    move = bot_for(kind).choose(engine, state, position, rng)
     with transaction.atomic():
         match = _lock_match(match_id)
-        engine = match.engine
-        state = match.engine_state
-        if match.status != Match.Status.ACTIVE or match.version != version:
+        seat = _bot_seat(match, version, position)
+        if seat is None or match.rng_state != snapshot.rng_state:
             return None
-        seat = match.seats.filter(position=position, status=Seat.Status.PLAYING).first()
-        if seat is None or not (seat.bot or seat.autopilot) or position not in engine.actors(state):
-            return None
-        rng = rng_load(match.rng_state)
-        move = rng.choice(engine.legal_moves(state, position))
         match.rng_state = rng_dump(rng)
         new_state, events = engine.apply(state, position, move)
         return _record(
             match, engine, new_state, events, seat=seat, move=move, notation=engine.format_move(move)
         )
+
+
+def _bot_seat(match: Match, version: int, position: int) -> Seat | None:
+    """The seat at ``position`` if the computer is to move for it in ``match`` at ``version``."""
+    if match.status != Match.Status.ACTIVE or match.version != version:
+        return None
+    seat = match.seats.filter(position=position, status=Seat.Status.PLAYING).first()
+    if (
+        seat is None
+        or not (seat.bot or seat.autopilot)
+        or position not in match.engine.actors(match.engine_state)
+    ):
+        return None
+    return seat
 
 
 def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
@@ -453,7 +500,10 @@ def _record(
         state_after=state,
     )
     _store_state(match, engine, state)
-    for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
+    hands = (
+        HiddenHand.objects.filter(seat__match=match).select_related("seat") if _has_secrets(engine) else []
+    )
+    for hand in hands:
         data = engine.private_view(state, hand.seat.position)
         if data != hand.data:
             hand.data = data
@@ -462,10 +512,17 @@ def _record(
         _finish(match, engine, state, now=now)
         match.work_due_at = None
     else:
-        _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by)
-        _schedule_work(match, engine, state, now=now)
+        # One read of the seats serves the turns and the automatic work.
+        seats = list(match.seats.select_related("user"))
+        _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
+        _schedule_work(match, engine, state, now=now, seats=seats)
     match.save()
     return logged
+
+
+def _has_secrets(engine: Engine) -> bool:
+    """Whether any seat of this game may know something the others may not (a hand, a sealed bid)."""
+    return type(engine).private_view is not Engine.private_view
 
 
 def _store_state(match: Match, engine: Engine, state: dict[str, Any]) -> None:
@@ -494,6 +551,7 @@ def _sync_turns(
     now: datetime,
     mover: Seat | None = None,
     closed_by: str = "move",
+    seats: list[Seat] | None = None,
 ) -> None:
     """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat.
 
@@ -519,7 +577,10 @@ def _sync_turns(
             bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
             Seat.objects.filter(pk=mover.pk).update(bank=bank)
     new_ids: list[int] = []
-    for seat in match.seats.select_related("user").filter(position__in=sorted(actors - set(open_turns))):
+    if seats is None:
+        seats = list(match.seats.select_related("user"))
+    awaited = actors - set(open_turns)
+    for seat in sorted((seat for seat in seats if seat.position in awaited), key=lambda seat: seat.position):
         automatic = bool(seat.bot or seat.autopilot)
         deadline = None if automatic else deadline_for(now, rules, bank=seat.bank, tz=_zone(seat))
         reminder = (
@@ -543,27 +604,31 @@ def _sync_turns(
         notifications.queue_send(new_ids)
 
 
-def _schedule_work(match: Match, engine: Engine, state: dict[str, Any], *, now: datetime) -> None:
+def _schedule_work(
+    match: Match, engine: Engine, state: dict[str, Any], *, now: datetime, seats: list[Seat] | None = None
+) -> None:
     """Queue, once the transaction commits, the automatic step the position now owes, if any.
 
     ``work_due_at`` records that it is owed, so the sweep queues it again if the queue was down.
     """
-    work = automatic_work(match, engine, state)
+    work = automatic_work(match, engine, state, seats=seats)
     match.work_due_at = now if work else None
     if work:
         transaction.on_commit(lambda: dispatch.work_enqueue(work))
 
 
-def automatic_work(match: Match, engine: Engine, state: dict[str, Any]) -> list[dispatch.Work]:
+def automatic_work(
+    match: Match, engine: Engine, state: dict[str, Any], *, seats: list[Seat] | None = None
+) -> list[dispatch.Work]:
     if match.status != Match.Status.ACTIVE:
         return []
     if engine.chance_pending(state):
         return [dispatch.Work("chance", match.pk, match.version)]
-    automatic = set(
-        match.seats.filter(status=Seat.Status.PLAYING)
-        .filter(Q(autopilot=True) | ~Q(bot=""))
-        .values_list("position", flat=True)
-    )
+    if seats is None:
+        seats = list(match.seats.all())
+    automatic = {
+        seat.position for seat in seats if seat.status == Seat.Status.PLAYING and (seat.autopilot or seat.bot)
+    }
     return [
         dispatch.Work("bot", match.pk, match.version, pos) for pos in sorted(engine.actors(state) & automatic)
     ]

@@ -46,11 +46,15 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 bank_max=data["bank_max"],
                 pause_weekends=data["pause_weekends"],
                 timeout_policy=data["timeout_policy"],
+                bots=data["bots"],
             )
         except ServiceError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, "Match created. It starts as soon as every seat is taken.")
+            if match.status == Match.Status.ACTIVE:
+                messages.success(request, "Match created; every seat is taken, so it has started.")
+            else:
+                messages.success(request, "Match created. It starts as soon as every seat is taken.")
             return redirect(match)
     status = 400 if request.method == "POST" else 200
     return render(request, "games/match_create.html", {"form": form}, status=status)

@@ -911,3 +911,36 @@ def test_only_the_seat_to_move_can_be_skipped():
     state = engine.new_state(seats=2, options=engine.resolve_options({}), rng=random.Random(1))
     with pytest.raises(IllegalMove):
         engine.skip(state, 1, random.Random(1))
+
+
+# --- the search bots' evaluation hook (not a rule) ----------------------------------------------------------
+def mirrored(walls_left: int | None = None) -> dict[str, Any]:
+    """Each seat has shut one token into a corner square; the rest of the board mirrors left to right."""
+    state = position(["a1 b4 c5 c2", "g1 f4 e5 e2"], ["a1n a1e", "g1n f1e"])
+    if walls_left is not None:
+        state["walls_left"] = [walls_left, walls_left]
+    return state
+
+
+def test_the_evaluation_counts_a_closed_region_whole_and_shares_the_open_one_by_distance():
+    # Corner squares are scored (1 each). Of the open region's 47 squares, the d-file is as near to one
+    # seat as to the other and counts for nobody; each seat is nearest to 20 of the other 40, worth half
+    # a square each while 36 of the 40 walls are left, shrinking as they run out.
+    assert ENGINE.evaluate(mirrored()) == pytest.approx([1 + 20 * 0.5 * 36 / 40] * 2)
+
+
+def test_the_open_region_is_worth_less_and_less_as_the_walls_run_out():
+    assert ENGINE.evaluate(mirrored(walls_left=5)) == pytest.approx([1 + 20 * 0.5 * 10 / 40] * 2)
+    assert ENGINE.evaluate(mirrored(walls_left=0)) == [1.0, 1.0]
+
+
+def test_the_evaluation_is_the_outcome_once_the_game_is_over_and_changes_nothing():
+    rng = random.Random(11)
+    state = fresh()
+    while not ENGINE.is_over(state):
+        before = copy.deepcopy(state)
+        ENGINE.evaluate(state)
+        assert state == before
+        seat = state["to_move"]
+        state, _ = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_moves(state, seat)))
+    assert ENGINE.evaluate(state) == ENGINE.outcome(state)

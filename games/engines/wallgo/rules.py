@@ -154,6 +154,13 @@ def _regions(tokens: dict[str, int], walls: dict[str, int]) -> list[tuple[list[s
     return found
 
 
+# The evaluation hook's marker for a square two seats reach equally fast.
+_NOBODY = -1
+# What a square of a mixed region is worth to the seat nearest to it at the start of play; it falls to
+# nothing as the walls run out (see ``WallGo.evaluate``).
+CONTESTED_WEIGHT = 0.5
+
+
 def _scores(regions: list[tuple[list[str], list[int]]], seats: int) -> list[int]:
     scores = [0] * seats
     for squares, owners in regions:
@@ -434,6 +441,52 @@ class WallGo(Engine):
         if state["phase"] != "over":
             return None
         return [float(s) for s in _scores(_regions(state["tokens"], state["walls"]), state["seats"])]
+
+    def evaluate(self, state: State) -> list[float]:
+        """An estimate of the final scores, for the search bots (``games/bots``): cheap, not a rule.
+
+        The current scores (regions only one seat occupies), plus a share of each square of the mixed
+        regions for the seat whose tokens reach it in the fewest steps without crossing a wall (nobody's
+        on a tie). That share shrinks with the walls left, since a mixed region scores nothing unless
+        walls split it before they run out. Once the game is over it is the outcome.
+        """
+        tokens = state["tokens"]
+        walls = state["walls"]
+        regions = _regions(tokens, walls)
+        scores = [float(s) for s in _scores(regions, state["seats"])]
+        contested = [squares for squares, owners in regions if len(owners) > 1]
+        if state["phase"] == "over" or not contested:
+            return scores
+        active = _active(state)
+        left = sum(state["walls_left"][s] for s in active) / (WALLS_PER_PLAYER * len(active))
+        weight = CONTESTED_WEIGHT * left
+        # Breadth-first from every token at once; _NOBODY marks a square two seats reach equally fast.
+        owner: dict[str, int] = dict(tokens)
+        dist = dict.fromkeys(owner, 0)
+        frontier = list(owner)
+        step = 0
+        while frontier:
+            step += 1
+            reached = []
+            for sq in frontier:
+                seat = owner[sq]
+                for edge, nb in NEIGHBOURS[sq]:
+                    if edge in walls:
+                        continue
+                    seen = dist.get(nb)
+                    if seen is None:
+                        dist[nb] = step
+                        owner[nb] = seat
+                        reached.append(nb)
+                    elif seen == step and owner[nb] != seat:
+                        owner[nb] = _NOBODY
+            frontier = [sq for sq in reached if owner[sq] != _NOBODY]
+        for squares in contested:
+            for sq in squares:
+                seat = owner.get(sq, _NOBODY)
+                if seat != _NOBODY:
+                    scores[seat] += weight
+        return scores
 
     def skip(self, state: State, seat: int, rng: random.Random) -> tuple[State, list[Event]]:
         """A timed-out seat: during placement its token goes on a random empty square (a token cannot

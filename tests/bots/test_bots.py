@@ -1,0 +1,294 @@
+"""The computer opponents, pure: no Django, no database.
+
+Every registered engine (plus the dice test engine, with chance steps, hidden hands and sealed
+simultaneous commits) gets legal moves from both bots at many points of random games; the search bot is
+repeatable from its seed, plays the same move whatever the hidden cards are, and beats the random bot.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games.bots import DEFAULT, LEVELS, NoLegalMove, RandomBot, SearchBot, UnknownBot, bot_for, kinds
+from games.bots.search import _reward
+from games.engines import registry
+from games.engines.base import Engine, State
+from tests.support.dicegame import DiceGame
+
+# conftest registers it too; doing it here keeps this module runnable on its own.
+if "testdice" not in registry.ENGINES:
+    registry.register("testdice", "tests.support.dicegame.DiceGame")
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN_IMPORTS = frozenset({"django", "rest_framework", "celery"})
+SLUGS = registry.slugs()
+
+
+def small_search(**kwargs: Any) -> SearchBot:
+    """A search bot cheap enough to ask hundreds of times; playouts only, so it is repeatable."""
+    return SearchBot(playouts=kwargs.pop("playouts", 12), root_width=kwargs.pop("root_width", 60), **kwargs)
+
+
+def positions(engine: Engine, seats: int, seed: str, *, every: int = 1) -> Iterator[tuple[State, int]]:
+    """(state, acting seat) at every ``every``-th decision of one random game, chance steps resolved."""
+    rng = random.Random(seed)
+    state = engine.new_state(seats=seats, options={}, rng=rng)
+    number = 0
+    while not engine.is_over(state):
+        if engine.chance_pending(state):
+            state, _ = engine.resolve_chance(state, rng)
+            continue
+        seat = rng.choice(sorted(engine.actors(state)))
+        if number % every == 0:
+            yield state, seat
+        number += 1
+        state, _ = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+
+
+def seat_counts(engine: Engine) -> list[int]:
+    return sorted({engine.min_players, engine.max_players})
+
+
+# --- legality -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_random_bot_plays_only_legal_moves(slug: str) -> None:
+    engine = registry.get_engine(slug)
+    bot = RandomBot()
+    for seats in seat_counts(engine):
+        for state, seat in positions(engine, seats, f"random:{slug}:{seats}"):
+            assert bot.choose(engine, state, seat, random.Random(1)) in engine.legal_moves(state, seat)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_search_bot_plays_only_legal_moves_at_every_stage_of_the_game(slug: str) -> None:
+    engine = registry.get_engine(slug)
+    bot = small_search()
+    checked = 0
+    for seats in seat_counts(engine):
+        for game in range(3):
+            for state, seat in positions(engine, seats, f"search:{slug}:{seats}:{game}", every=3):
+                before = json.dumps(state, sort_keys=True)
+                move = bot.choose(engine, state, seat, random.Random(checked))
+                assert move in engine.legal_moves(state, seat), f"{slug}, {seats} seats: {move}"
+                assert json.dumps(state, sort_keys=True) == before, "the bot changed the real state"
+                checked += 1
+    assert checked >= 10
+
+
+def test_the_search_bot_commits_a_sealed_card_while_the_other_seat_has_committed() -> None:
+    engine = registry.get_engine("testdice")
+    found = 0
+    for game in range(10):
+        for state, seat in positions(engine, 3, f"sealed:{game}"):
+            if any(c is not None for c in state["committed"]):
+                move = small_search(playouts=30).choose(engine, state, seat, random.Random(game))
+                assert move in engine.legal_moves(state, seat)
+                found += 1
+    assert found > 0
+
+
+@pytest.mark.parametrize("kind", list(LEVELS))
+def test_every_level_plays_a_legal_move(kind: str) -> None:
+    engine = registry.get_engine("wallgo")
+    state, seat = next(s for i, s in enumerate(positions(engine, 2, "levels")) if i == 12)
+    assert bot_for(kind).choose(engine, state, seat, random.Random(3)) in engine.legal_moves(state, seat)
+
+
+def test_a_bot_refuses_a_seat_that_has_nothing_to_play() -> None:
+    engine = registry.get_engine("wallgo")
+    state = engine.new_state(seats=2, options={}, rng=random.Random(0))
+    for bot in (RandomBot(), small_search()):
+        with pytest.raises(NoLegalMove):
+            bot.choose(engine, state, 1, random.Random(0))  # seat 0 places first
+
+
+# --- the rng --------------------------------------------------------------------------------------------
+def test_the_search_bot_is_repeatable_from_its_seed() -> None:
+    engine = registry.get_engine("wallgo")
+    for state, seat in positions(engine, 2, "repeat", every=9):
+        first = small_search(playouts=20).choose(engine, state, seat, random.Random(42))
+        again = small_search(playouts=20).choose(engine, state, seat, random.Random(42))
+        assert first == again
+
+
+def test_the_caller_rng_advances_the_same_whatever_the_search_does() -> None:
+    # The match's RNG is stored after every bot move; a long or short search must not change what it
+    # draws next, or replays of later chance steps would depend on search budgets.
+    engine = registry.get_engine("wallgo")
+    state, seat = next(positions(engine, 2, "advance"))
+    short, long = random.Random(5), random.Random(5)
+    small_search(playouts=2).choose(engine, state, seat, short)
+    small_search(playouts=40).choose(engine, state, seat, long)
+    assert short.random() == long.random()
+
+
+# --- hidden information ------------------------------------------------------------------------------------
+class ViewOnlyDice(DiceGame):
+    """The dice game with a sampler that is a function of the seat's view and the rng alone.
+
+    The stock sampler pools the unseen cards in their real order before shuffling, so its samples, though
+    equally likely whatever the hidden cards are, differ one by one between two such states for the same
+    rng. Sorting the pool first removes that, so equal choices below prove that the bot's own reading
+    of the real state goes no further than the sampler.
+    """
+
+    def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        canon = json.loads(json.dumps(state))
+        others = [s for s in range(state["seats"]) if s != seat]
+        pool = sorted(
+            state["deck"]
+            + [c for o in others for c in state["hands"][o]]
+            + [state["committed"][o] for o in others if state["committed"][o] is not None]
+        )
+        canon["deck"] = [pool.pop() for _ in state["deck"]]
+        for other in others:
+            canon["hands"][other] = sorted(pool.pop() for _ in state["hands"][other])
+            if state["committed"][other] is not None:
+                canon["committed"][other] = pool.pop()
+        return super().sample_hidden(canon, seat, rng)
+
+
+class Spy:
+    """An engine that notes every method given the real state object, and passes the call on."""
+
+    def __init__(self, engine: Engine, real: State) -> None:
+        self._engine = engine
+        self._real = real
+        self.touched: list[tuple[str, tuple[Any, ...]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._engine, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if any(arg is self._real for arg in (*args, *kwargs.values())):
+                self.touched.append((name, tuple(a for a in args if a is not self._real)))
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def hidden_twins(seed: str) -> Iterator[tuple[State, State, int]]:
+    """Dice positions and a twin re-dealt by the stock sampler: the same to the acting seat only."""
+    engine = DiceGame()
+    shuffle = random.Random(f"{seed}:twin")
+    for game in range(12):
+        for state, seat in positions(engine, 2 + game % 3, f"{seed}:{game}"):
+            twin = engine.sample_hidden(state, seat, shuffle)
+            assert engine.view(twin, seat) == engine.view(state, seat)
+            yield state, twin, seat
+
+
+def test_the_search_bot_plays_the_same_move_whatever_it_cannot_see() -> None:
+    engine = ViewOnlyDice()
+    compared = differed = 0
+    for state, twin, seat in hidden_twins("blind"):
+        differed += state != twin
+        bot = SearchBot(playouts=40)
+        chosen = bot.choose(engine, state, seat, random.Random(compared))
+        assert bot.choose(engine, twin, seat, random.Random(compared)) == chosen
+        compared += 1
+    assert compared > 50 and differed > 25  # the twins really hide different cards
+
+
+def test_the_search_bot_reads_the_real_state_only_to_sample_it_and_list_its_own_moves() -> None:
+    touched = set()
+    for state, _, seat in hidden_twins("spy"):
+        spy = Spy(DiceGame(), state)
+        SearchBot(playouts=20).choose(spy, state, seat, random.Random(0))  # type: ignore[arg-type]
+        for name, args in spy.touched:
+            assert name in {"sample_hidden", "legal_moves"}, f"the bot called {name} on the real state"
+            assert args[0] == seat, f"the bot asked {name} about seat {args[0]}, not its own"
+            touched.add(name)
+    assert touched == {"sample_hidden", "legal_moves"}
+
+
+# --- strength -------------------------------------------------------------------------------------------
+def test_the_search_bot_beats_the_random_bot_at_wall_go() -> None:
+    engine = registry.get_engine("wallgo")
+    wins = 0
+    for game in range(10):
+        rng = random.Random(f"strength:{game}")
+        searcher = game % 2  # it takes each seat in turn
+        bot = SearchBot(playouts=30, root_width=300, node_width=8)
+        state = engine.new_state(seats=2, options={}, rng=rng)
+        while not engine.is_over(state):
+            seat = min(engine.actors(state))
+            chooser = bot if seat == searcher else RandomBot()
+            state, _ = engine.apply(state, seat, chooser.choose(engine, state, seat, rng))
+        scores = engine.outcome(state)
+        assert scores is not None
+        wins += scores[searcher] > scores[1 - searcher]
+    assert wins >= 8
+
+
+def test_rewards_favour_the_leader_and_split_ties() -> None:
+    assert _reward([10.0, 3.0], soft=False)[0] > 0.9
+    assert _reward([10.0, 3.0], soft=False)[1] < 0.1
+    assert _reward([4.0, 4.0], soft=False) == [0.5, 0.5]
+    soft = _reward([21.0, 20.0], soft=True)
+    assert 0.5 < soft[0] < 0.75 and soft[0] + soft[1] == pytest.approx(1.0)
+
+
+# --- levels ---------------------------------------------------------------------------------------------
+def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
+    assert list(LEVELS) == ["random", "easy", "normal", "hard"] and DEFAULT == "normal"
+    assert isinstance(bot_for("random"), RandomBot)
+    budgets = [(LEVELS[k].playouts, LEVELS[k].seconds) for k in ("easy", "normal", "hard")]
+    assert budgets == sorted(budgets)
+    for kind in ("easy", "normal", "hard"):
+        bot = bot_for(kind)
+        assert isinstance(bot, SearchBot) and bot.kind == kind
+        assert bot.seconds is not None and bot.seconds < 3  # a worker never waits long on one move
+    assert [kind for kind, _ in kinds()] == list(LEVELS)
+
+
+def test_an_unknown_level_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(UnknownBot, match="choose one of random, easy, normal, hard"):
+        bot_for("grandmaster")
+
+
+# --- purity ---------------------------------------------------------------------------------------------
+def test_the_bots_import_nothing_from_django() -> None:
+    sources = sorted((ROOT / "games" / "bots").rglob("*.py"))
+    assert sources, "no bot sources found"
+    offenders = []
+    for path in sources:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            offenders += [
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {name}"
+                for name in names
+                if name.split(".")[0] in FORBIDDEN_IMPORTS
+            ]
+    assert offenders == []
+
+
+def test_loading_the_bots_pulls_in_no_django_module() -> None:
+    script = (
+        "import json, sys\n"
+        "import games.bots\n"
+        f"forbidden = {sorted(FORBIDDEN_IMPORTS)!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in forbidden)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
