@@ -46,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.common import database_create, postgres_config  # noqa: E402  (needs the path above)
+
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_apibench"
 TARGET_RATIO = 0.40
 TARGET_P99_MS = 100.0
@@ -77,37 +79,6 @@ def _arguments() -> argparse.Namespace:
     if args.clients < 1 or args.seconds <= 0 or args.workers < 1 or args.threads < 1:
         parser.error("--clients, --seconds, --workers and --threads must be positive")
     return args
-
-
-def _database_config(url: str) -> dict[str, Any]:
-    import dj_database_url
-
-    config = dj_database_url.parse(url)
-    if config["ENGINE"] != "django.db.backends.postgresql":
-        # SQLite serialises every write on one lock: its figures would say nothing about the site.
-        sys.exit(
-            f"bench/api.py measures PostgreSQL only; {url!r} is {config['ENGINE']}. Give a postgres:// URL."
-        )
-    return config
-
-
-def _database_create(config: dict[str, Any]) -> bool:
-    """Create the bench database unless it exists; True if it was created."""
-    import psycopg
-    from psycopg import sql
-
-    params = {
-        "host": config.get("HOST") or None,
-        "port": config.get("PORT") or None,
-        "user": config.get("USER") or None,
-        "password": config.get("PASSWORD") or None,
-    }
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]).fetchone()
-        if found:
-            return False
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
-        return True
 
 
 def _free_port() -> int:
@@ -490,13 +461,13 @@ def _report(
 
 def main() -> int:
     args = _arguments()
-    config = _database_config(args.database_url)
+    config = postgres_config(args.database_url, script="bench/api.py")
     os.environ["DJANGO_SETTINGS_MODULE"] = "wallsite.settings.base"
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["DEBUG"] = "0"
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     try:
-        if _database_create(config):
+        if database_create(config):
             print(f"Created database {config['NAME']!r}.")
     except Exception as exc:
         print(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}", file=sys.stderr)

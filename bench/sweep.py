@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.common import database_create, postgres_config  # noqa: E402  (needs the path above)
+
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_bench"
 TARGET_SECONDS = 2.0
 USERS = 2_000
@@ -83,37 +85,6 @@ def _arguments() -> argparse.Namespace:
     if not 0 < args.due_fraction <= 0.5 or round(args.matches * args.due_fraction) < 1:
         parser.error("--due-fraction must leave at least one due turn and be at most 0.5")
     return args
-
-
-def _database_config(url: str) -> dict[str, Any]:
-    import dj_database_url
-
-    config = dj_database_url.parse(url)
-    if config["ENGINE"] != "django.db.backends.postgresql":
-        # SQLite has no partial-index plans or row locks worth measuring; the issue asks for PostgreSQL.
-        sys.exit(
-            f"bench/sweep.py measures PostgreSQL only; {url!r} is {config['ENGINE']}. Give a postgres:// URL."
-        )
-    return config
-
-
-def _database_create(config: dict[str, Any]) -> bool:
-    """Create the bench database unless it exists; True if it was created."""
-    import psycopg
-    from psycopg import sql
-
-    params = {
-        "host": config.get("HOST") or None,
-        "port": config.get("PORT") or None,
-        "user": config.get("USER") or None,
-        "password": config.get("PASSWORD") or None,
-    }
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]).fetchone()
-        if found:
-            return False
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
-        return True
 
 
 # --- the data -----------------------------------------------------------------------------------------
@@ -677,13 +648,13 @@ def _run(args: argparse.Namespace, redis_url: str) -> None:
 
 def main() -> int:
     args = _arguments()
-    config = _database_config(args.database_url)
+    config = postgres_config(args.database_url, script="bench/sweep.py")
     # The settings read these when Django sets up; DEBUG off so no query log slows the sweep down.
     os.environ["DJANGO_SETTINGS_MODULE"] = "wallsite.settings.base"
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["DEBUG"] = "0"
     try:
-        created = _database_create(config)
+        created = database_create(config)
     except Exception as exc:
         print(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}", file=sys.stderr)
         return 1

@@ -30,7 +30,8 @@ if "testdice" not in registry.ENGINES:
     registry.register("testdice", "tests.support.dicegame.DiceGame")
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINE_SOURCES = [ROOT / "games" / "engines", ROOT / "tests" / "support"]
+# Pure code: the engines, the computer opponents built on them, and the test engine.
+PURE_SOURCES = [ROOT / "games" / "engines", ROOT / "games" / "bots", ROOT / "tests" / "support"]
 FORBIDDEN_IMPORTS = frozenset({"django", "rest_framework", "celery"})
 SLUGS = registry.slugs()
 
@@ -461,8 +462,8 @@ def _check_event_visibility(
             )
 
 
-def test_engines_import_nothing_from_django() -> None:
-    sources = sorted(p for base in ENGINE_SOURCES for p in base.rglob("*.py"))
+def test_engines_and_bots_import_nothing_from_django() -> None:
+    sources = sorted(p for base in PURE_SOURCES for p in base.rglob("*.py"))
     assert sources, "no engine sources found"
     offenders = []
     for path in sources:
@@ -482,11 +483,12 @@ def test_engines_import_nothing_from_django() -> None:
     assert offenders == []
 
 
-def test_loading_every_engine_pulls_in_no_django_module() -> None:
+def test_loading_every_engine_and_the_bots_pulls_in_no_django_module() -> None:
     # The static check misses an import through another module (say games/__init__.py); a fresh
     # interpreter that loads every engine catches that too.
     script = (
         "import json, sys\n"
+        "import games.bots\n"
         "from games.engines import registry\n"
         f"registry.ENGINES.update({dict(registry.ENGINES)!r})\n"
         "for slug in registry.slugs():\n"
