@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games.errors import Forbidden, NotFound
+from games.errors import Forbidden, NotFound, ServiceError
 from games.models import Match, Seat
 
 
@@ -37,3 +37,18 @@ def seat_return(*, match_id: int, user: AbstractBaseUser) -> bool:
         if not Match.objects.select_for_update().filter(pk=match_id).exists():
             raise NotFound("There is no such match.")
         return bool(Seat.objects.filter(match_id=match_id, user=user, autopilot=True).update(autopilot=False))
+
+
+def seat_present(*, seat: Seat | None, user: AbstractBaseUser) -> bool:
+    """A seated player is reading the match (the page or the API): its e-mails wait, and a computer
+    playing for the seat steps aside. True when the player has just taken the seat back."""
+    if seat is None:
+        return False
+    try:
+        seat_seen(match_id=seat.match_id, user=user)
+    except ServiceError:
+        return False  # the seat was given up since the match was read: nothing to record
+    if seat.autopilot and seat_return(match_id=seat.match_id, user=user):
+        seat.autopilot = False
+        return True
+    return False

@@ -62,8 +62,8 @@ def match_create(request: HttpRequest) -> HttpResponse:
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mv = _view_or_404(request, match_id)
-    if mv.seat is not None:
-        _player_present(request, mv)
+    if presence.seat_present(seat=mv.seat, user=request.user):
+        messages.info(request, "Welcome back: the computer stopped playing for you.")
     return render(request, "games/match_detail.html", _detail_context(request, mv))
 
 
@@ -192,17 +192,6 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
 
 
 # --- presence and the calendar feed ----------------------------------------------------------------
-
-
-def _player_present(request: HttpRequest, mv: selectors.MatchView) -> None:
-    """A seated player has the match open: e-mails about it wait, and the computer steps aside."""
-    try:
-        presence.seat_seen(match_id=mv.match.pk, user=request.user)
-    except ServiceError:
-        return  # the seat was given up since the page was read: nothing to record
-    if mv.seat.autopilot and presence.seat_return(match_id=mv.match.pk, user=request.user):
-        mv.seat.autopilot = False
-        messages.info(request, "Welcome back: the computer stopped playing for you.")
 
 
 @require_POST

@@ -21,7 +21,6 @@ from rest_framework.views import APIView
 
 from games import presence, selectors, services
 from games.api import serializers as s
-from games.errors import ServiceError
 
 ERRORS = {
     400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
@@ -138,20 +137,9 @@ class MatchDetail(APIView):
     )
     def get(self, request: Request, match_id: int) -> Response:
         mv = selectors.match_view_for(match_id=match_id, user=request.user)
-        if mv.seat is not None:
-            self._player_present(request, mv)
+        # As on the web page: reading the match holds back its e-mails and takes the seat back.
+        presence.seat_present(seat=mv.seat, user=request.user)
         return Response(s.match_detail_data(mv))
-
-    @staticmethod
-    def _player_present(request: Request, mv: selectors.MatchView) -> None:
-        """As on the web page: a player reading the match holds back its e-mails and takes the seat
-        back from the computer."""
-        try:
-            presence.seat_seen(match_id=mv.match.pk, user=request.user)
-            if mv.seat.autopilot and presence.seat_return(match_id=mv.match.pk, user=request.user):
-                mv.seat.autopilot = False
-        except ServiceError:
-            pass  # the seat was given up since the match was read: nothing to record
 
 
 class MatchJoin(APIView):
