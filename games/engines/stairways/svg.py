@@ -11,10 +11,13 @@ and ``off`` (a wall sliding off the board in the crowded variant).
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from games.engines.palette import SEAT_NAMES, seat_colour
+from games.engines.svgkit import attr as _a
+from games.engines.svgkit import coordinate_labels
+from games.engines.svgkit import mix as _mix
+from games.engines.svgkit import number as _n
 
 FILES = "abcdefgh"
 SIZE = 8
@@ -41,21 +44,6 @@ STYLE = (
     "div.board.interactive svg.stairways .pick.chosen{stroke:#0B5D8C;stroke-width:4;fill:#CFE8FF}"
     "</style>"
 )
-
-
-def _n(x: float) -> str:
-    r = round(x, 1)
-    return str(int(r)) if r == int(r) else f"{r:.1f}"
-
-
-def _a(value: Any) -> str:
-    return escape(str(value), quote=True)
-
-
-def _mix(colour: str, base: str, amount: float) -> str:
-    c = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
-    b = [int(base[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(cc * amount + bb * (1 - amount)):02X}" for cc, bb in zip(c, b, strict=True))
 
 
 def _corner(sq: str) -> tuple[int, int] | None:
@@ -197,16 +185,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#E4DACB"/>',
     ]
 
-    out.append(f'<g class="coords" font-size="14" fill="{INK}" text-anchor="middle" pointer-events="none">')
-    for f in range(SIZE):
-        x = MARGIN + f * CELL + CELL / 2
-        for y in (MARGIN / 2 + 5, BOARD - MARGIN / 2 + 5):
-            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{FILES[f]}</text>')
-    for r in range(SIZE):
-        y = MARGIN + (SIZE - 1 - r) * CELL + CELL / 2 + 5
-        for x in (MARGIN / 2, BOARD - MARGIN / 2):
-            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{r + 1}</text>')
-    out.append("</g>")
+    out.append(coordinate_labels(size=SIZE, cell=CELL, margin=MARGIN, extent=BOARD, ink=INK))
 
     # Floor; a stairway square takes its owner's colour.
     out.append('<g class="squares">')

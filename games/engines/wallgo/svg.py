@@ -7,10 +7,13 @@ the same. The output is deterministic so that equal views give byte-identical bo
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Any
 
 from games.engines.palette import SEAT_SHAPES, seat_colour
+from games.engines.svgkit import attr as _a
+from games.engines.svgkit import coordinate_labels
+from games.engines.svgkit import mix as _mix
+from games.engines.svgkit import number as _n
 
 FILES = "abcdefg"
 CELL = 56
@@ -21,23 +24,6 @@ INK = "#1B1B1B"
 HIT_INSET = 5
 HIT_HALF = 7  # half the thickness of a wall's click band
 TINT = 0.30  # how much of the owner's colour shows on an owned region: light enough to read tokens
-
-
-def _n(x: float) -> str:
-    """Short, stable number formatting (no float noise in the markup)."""
-    r = round(x, 1)
-    return str(int(r)) if r == int(r) else f"{r:.1f}"
-
-
-def _a(value: Any) -> str:
-    return escape(str(value), quote=True)
-
-
-def _mix(colour: str, base: str, amount: float) -> str:
-    """``amount`` of ``colour`` over ``base``, as a solid hex colour (no transparency stacking)."""
-    c = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
-    b = [int(base[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(cc * amount + bb * (1 - amount)):02X}" for cc, bb in zip(c, b, strict=True))
 
 
 def _geometry(size: int) -> dict[str, tuple[int, int]]:
@@ -115,17 +101,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         f'<rect x="0" y="0" width="{width}" height="{width}" fill="#E4DACB"/>',
     ]
 
-    # Coordinates on all four sides so either player can read them without turning the board.
-    out.append(f'<g class="coords" font-size="14" fill="{INK}" text-anchor="middle" pointer-events="none">')
-    for f in range(size):
-        x = MARGIN + f * CELL + CELL / 2
-        for y in (MARGIN / 2 + 5, width - MARGIN / 2 + 5):
-            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{FILES[f]}</text>')
-    for r in range(size):
-        y = MARGIN + (size - 1 - r) * CELL + CELL / 2 + 5
-        for x in (MARGIN / 2, width - MARGIN / 2):
-            out.append(f'<text x="{_n(x)}" y="{_n(y)}">{r + 1}</text>')
-    out.append("</g>")
+    out.append(coordinate_labels(size=size, cell=CELL, margin=MARGIN, extent=width, ink=INK))
 
     out.append('<g class="squares">')
     for sq, (x, y) in corners.items():
