@@ -240,6 +240,9 @@ class DiceGame(Engine):
             pool += new["hands"][other]
             if new["committed"][other] is not None:
                 pool.append(new["committed"][other])
+        # Sorted first, so that for a given rng the sample depends on what the seat can see and
+        # nothing else (the pool's order would otherwise echo where each hidden card really is).
+        pool.sort()
         rng.shuffle(pool)
         new["deck"] = [pool.pop() for _ in state["deck"]]
         for other in others:

@@ -1503,6 +1503,9 @@ class Stairways(Engine):
         pool = list(new["pile"])
         for other in others:
             pool += new["hands"][other]
+        # Sorted first, so that for a given rng the sample depends on what the seat can see and
+        # nothing else (the pool's order would otherwise echo which hand holds which card).
+        pool.sort()
         rng.shuffle(pool)
         for other in others:
             size = len(state["hands"][other])
