@@ -26,10 +26,11 @@ class MatchAdmin(admin.ModelAdmin):
 
 @admin.register(Move)
 class MoveAdmin(admin.ModelAdmin):
-    list_display = ("match", "seq", "seat", "notation", "created_at")
-    search_fields = ("match__id", "notation")
-    exclude = ("state_after", "events", "move")
-    readonly_fields = ("match", "seq", "seat", "notation", "created_at")
+    # A sealed move's notation (a secret bid) is hidden here too, and not searchable.
+    list_display = ("match", "seq", "seat", "public_notation", "created_at")
+    search_fields = ("match__id",)
+    exclude = ("state_after", "events", "move", "notation", "notation_visible_to")
+    readonly_fields = ("match", "seq", "seat", "public_notation", "created_at")
 
 
 @admin.register(Turn)

@@ -6,6 +6,7 @@ from django import forms
 
 from games import bots
 from games.engines import registry
+from games.engines.base import Engine, OptionsInvalid
 from games.models import Match
 
 
@@ -73,16 +74,43 @@ class MatchCreateForm(forms.Form):
                     initial=option.default,
                     required=False,
                 )
+            for name, text in engine.text_options.items():
+                attrs = {"rows": 10, "spellcheck": "false", "class": "code"}
+                if text.editor:
+                    attrs["data-editor"] = text.editor
+                self.fields[self.option_field(slug, name)] = forms.CharField(
+                    label=text.label,
+                    help_text=text.help,
+                    required=False,
+                    max_length=20_000,
+                    strip=True,
+                    widget=forms.Textarea(attrs=attrs),
+                )
 
     @staticmethod
     def option_field(slug: str, name: str) -> str:
         return f"opt_{slug}_{name}"
 
     def option_fields_by_game(self) -> dict[str, list[forms.BoundField]]:
-        return {
-            slug: [self[self.option_field(slug, name)] for name in registry.get_engine(slug).options]
-            for slug in registry.slugs()
-        }
+        fields = {}
+        for slug in registry.slugs():
+            engine = registry.get_engine(slug)
+            names = [*engine.options, *engine.text_options]
+            fields[slug] = [self[self.option_field(slug, name)] for name in names]
+        return fields
+
+    @staticmethod
+    def option_examples() -> dict[str, dict[str, dict[int, dict[str, str]]]]:
+        """Starting points for the text options: game -> option -> seats -> label -> text."""
+        examples: dict[str, dict[str, dict[int, dict[str, str]]]] = {}
+        for slug in registry.slugs():
+            engine = registry.get_engine(slug)
+            for name in engine.text_options:
+                examples.setdefault(slug, {})[name] = {
+                    seats: engine.option_examples(name, seats=seats)
+                    for seats in range(engine.min_players, engine.max_players + 1)
+                }
+        return examples
 
     def clean(self) -> dict:
         data = super().clean()
@@ -95,10 +123,17 @@ class MatchCreateForm(forms.Form):
                     "seat_count",
                     f"{engine.title} is for {engine.min_players} to {engine.max_players} players.",
                 )
-            data["options"] = {
+            options = {
                 name: data.get(self.option_field(slug, name)) or option.default
                 for name, option in engine.options.items()
             }
+            # A text option counts only when filled in (an empty layout box means "use the preset").
+            for name in engine.text_options:
+                if data.get(self.option_field(slug, name)):
+                    options[name] = data[self.option_field(slug, name)]
+            data["options"] = options
+            if count is not None and not self.has_error("seat_count"):
+                self._check_options(slug, engine, options, count)
         count = data.get("bot_count") or 0
         seats = data.get("seat_count")
         if seats is not None and count >= seats:
@@ -121,6 +156,20 @@ class MatchCreateForm(forms.Form):
             amount * self.TIME_UNITS[data.get("move_time_unit") or "days"] if amount else None
         )
         return data
+
+    def _check_options(self, slug: str, engine: Engine, options: dict[str, str], seats: int) -> None:
+        """Every reason the game refuses these options, next to the option it is about."""
+        try:
+            engine.resolve_options(options, seats=seats)
+        except OptionsInvalid as exc:
+            field = self.option_field(slug, exc.option) if exc.option else None
+            if field in self.fields:
+                for reason in exc.reasons:
+                    self.add_error(field, reason)
+            else:
+                self.add_error(None, str(exc))
+        except ValueError as exc:
+            self.add_error(None, str(exc))
 
 
 class MoveForm(forms.Form):

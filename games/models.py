@@ -23,6 +23,7 @@ class Match(models.Model):
         ACTIVE = "active", "In play"
         FINISHED = "finished", "Finished"
         ABANDONED = "abandoned", "Abandoned"
+        CANCELLED = "cancelled", "Cancelled"
 
     game = models.CharField(max_length=32, choices=registry.choices)
     name = models.CharField(max_length=80, blank=True)
@@ -31,6 +32,14 @@ class Match(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
     # Bumped by every applied move: a client submits the version it saw, so a stale page cannot move.
     version = models.PositiveIntegerField(default=0)
+    # How many log lines (Move rows) the match has: the next one's seq, without a MAX() per move.
+    log_length = models.PositiveIntegerField(default=0, editable=False)
+    rated = models.BooleanField(default=True, help_text="The result changes the players' ratings.")
+    # Set while a moderator holds the match: no clock runs and nobody can move.
+    paused_at = models.DateTimeField(null=True, blank=True)
+    spectators_read_chat = models.BooleanField(
+        default=False, help_text="People not playing may read the match's chat."
+    )
 
     class Timeout(models.TextChoices):
         SKIP = "skip", "Skip the turn"
@@ -166,6 +175,8 @@ class Move(models.Model):
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="moves")
     move = models.JSONField(null=True, blank=True)
     notation = models.CharField(max_length=200, blank=True)
+    # The seats that may read the notation (a sealed bid: the mover alone); null: everyone.
+    notation_visible_to = models.JSONField(null=True, blank=True, editable=False)
     events = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
     # Snapshot after this move, so replays and pages never re-run the log. Server-only.
@@ -176,7 +187,16 @@ class Move(models.Model):
         constraints = [models.UniqueConstraint(fields=["match", "seq"], name="move_seq_unique")]
 
     def __str__(self) -> str:
-        return f"match {self.match_id} #{self.seq} {self.notation}"
+        return f"match {self.match_id} #{self.seq} {self.public_notation}"
+
+    def notation_readable_by(self, position: int | None) -> bool:
+        seats = self.notation_visible_to
+        return seats is None or (position is not None and position in seats)
+
+    @property
+    def public_notation(self) -> str:
+        """The notation as everybody may read it: a sealed move's is withheld."""
+        return self.notation if self.notation_visible_to is None else "(sealed)"
 
 
 class HiddenHand(models.Model):

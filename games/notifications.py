@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -45,7 +45,7 @@ Notify = User.Notify
 
 
 def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
-    """A "your turn" e-mail for a player who wants one at once; None when not wanted or already made.
+    """A "your turn" e-mail for a player who wants one at once; None when not wanted.
 
     Digest readers get nothing here: the next digest lists the turn.
     """
@@ -177,14 +177,36 @@ def _create(
     now: datetime,
     text: str = "",
 ) -> Notification | None:
-    """The new row, or None if this user already has one for this key (get_or_create retries the
-    read inside a savepoint when a concurrent insert wins the unique constraint)."""
-    notification, created = Notification.objects.get_or_create(
-        user=user,
-        key=key,
-        defaults={"kind": kind, "match_id": match_id, "turn": turn, "text": text, "due_at": now},
+    """The new row, or None if this user already has one for this key."""
+    row = Notification(user=user, kind=kind, key=key, match_id=match_id, turn=turn, text=text, due_at=now)
+    return row if _insert_once(row) else None
+
+
+_NOTIFICATION_FIELDS = [field for field in Notification._meta.concrete_fields if not field.primary_key]
+
+
+def _insert_once(row: Notification) -> bool:
+    """Insert ``row`` unless its (user, key) exists: one INSERT ... ON CONFLICT DO NOTHING RETURNING,
+    which SQLite and PostgreSQL both speak, instead of get_or_create's read, savepoint and insert on
+    every move. Safe against a concurrent insert of the same key; sets ``row.pk`` when inserted."""
+    connection = connections[router.db_for_write(Notification)]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in _NOTIFICATION_FIELDS)
+    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in _NOTIFICATION_FIELDS]
+    sql = (
+        f"INSERT INTO {quote(Notification._meta.db_table)} ({columns}) "
+        f"VALUES ({', '.join(['%s'] * len(values))}) "
+        f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING RETURNING {quote('id')}"
     )
-    return notification if created else None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        inserted = cursor.fetchone()
+    if inserted is None:
+        return False
+    row.pk = inserted[0]
+    row._state.adding = False
+    row._state.db = connection.alias
+    return True
 
 
 # --- queueing -----------------------------------------------------------------------------------------

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Subquery
 
+from games.engines import registry
 from games.engines.base import Event
 from games.errors import NotFound
 from games.models import HiddenHand, Match, Seat, Turn
@@ -85,7 +87,7 @@ def match_log_for(*, match: Match, position: int | None) -> list[LogLine]:
                 seq=move.seq,
                 seat=move.seat.position if move.seat else None,
                 player=move.seat.player_name if move.seat else "",
-                notation=move.notation,
+                notation=move.notation if move.notation_readable_by(position) else "",
                 events=[event.text for event in events if event.visible_for(position)],
                 at=move.created_at,
             )
@@ -154,3 +156,13 @@ def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
         return (rank.get(match.status, 3), False, 0.0)
 
     return sorted(matches, key=order)
+
+
+def starting_board(*, game: str, seats: int, options: dict[str, str]) -> str:
+    """The SVG of a new match's first position as a spectator would see it (the create form's preview).
+
+    The deal is random; only the public part is drawn, so the preview shows the board and no cards.
+    """
+    engine = registry.get_engine(game)
+    state = engine.new_state(seats=seats, options=options, rng=random.Random(0))
+    return engine.render_svg(engine.view(state, None), None, interactive=False)

@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F
 from django.utils import timezone
 
-from games import dispatch, notifications
+from games import dispatch, notifications, signals
 from games.bots import DEFAULT as DEFAULT_BOT
 from games.bots import LEVELS as bot_levels
 from games.bots import bot_for
@@ -203,7 +203,8 @@ def move_play(
             raise Conflict(
                 "This match is not in play." if match.status == Match.Status.OPEN else "This match is over."
             )
-        seat = _playing_seat(match, user)
+        seats = list(match.seats.select_related("user"))
+        seat = _playing_seat(match, user, seats=seats)
         if expected_version != match.version:
             raise Conflict(
                 "The game has moved on since you loaded the page; nothing was played. "
@@ -224,7 +225,14 @@ def move_play(
         except IllegalMove as exc:
             raise InvalidMove(str(exc)) from None
         return _record(
-            match, engine, new_state, events, seat=seat, move=move, notation=engine.format_move(move)
+            match,
+            engine,
+            new_state,
+            events,
+            seat=seat,
+            move=move,
+            notation=engine.format_move(move),
+            seats=seats,
         )
 
 
@@ -438,10 +446,13 @@ def _lock_match(match_id: int) -> Match:
         raise NotFound("There is no such match.") from None
 
 
-def _playing_seat(match: Match, user: AbstractBaseUser) -> Seat:
+def _playing_seat(match: Match, user: AbstractBaseUser, *, seats: list[Seat] | None = None) -> Seat:
     if not user.is_authenticated:
         raise Forbidden("Log in to play.")
-    seat = match.seats.filter(user=user).first()
+    if seats is None:
+        seat = match.seats.filter(user=user).first()
+    else:
+        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
     if seat is None:
         raise Forbidden("You are not playing in this match.")
     if seat.status != Seat.Status.PLAYING:
@@ -450,14 +461,16 @@ def _playing_seat(match: Match, user: AbstractBaseUser) -> Seat:
 
 
 def _next_seq(match: Match) -> int:
-    return (match.moves.aggregate(last=Max("seq"))["last"] or 0) + 1
+    """The seq of the match's next log line; the caller stores ``match`` (or its ``log_length``)."""
+    match.log_length += 1
+    return match.log_length
 
 
 def _log(match: Match, *, seat: Seat | None, kind: str, text: str) -> Move:
     """A log line that changes nothing on the board (a vacation day, a computer taking over): the
     version stays, so nobody's open page goes stale."""
     event = Event(kind=kind, text=text, data={"seat": seat.position if seat else None})
-    return Move.objects.create(
+    line = Move.objects.create(
         match=match,
         seq=_next_seq(match),
         seat=seat,
@@ -466,6 +479,8 @@ def _log(match: Match, *, seat: Seat | None, kind: str, text: str) -> Move:
         events=[event.to_dict()],
         state_after=match.engine_state,
     )
+    Match.objects.filter(pk=match.pk).update(log_length=match.log_length)
+    return line
 
 
 def _record(
@@ -479,23 +494,30 @@ def _record(
     notation: str,
     force_end: bool = False,
     closed_by: str = "move",
+    seats: list[Seat] | None = None,
 ) -> Move:
-    """Append the move, store the new position, bump the version, move the turns on."""
+    """Append the move, store the new position, bump the version, move the turns on.
+
+    ``seats`` are the match's seats with their users when the caller has them already.
+    """
     now = timezone.now()
     if state is None:
         state = match.engine_state
-    # The conditional update is the real guard: it refuses a second writer even where the database
-    # ignores SELECT ... FOR UPDATE (SQLite).
-    updated = Match.objects.filter(pk=match.pk, version=match.version).update(version=F("version") + 1)
-    if updated != 1:
-        raise Conflict("The game has moved on since you loaded the page; nothing was played.")
+    seen = match.version
     match.version += 1
+    # Asked of the position the move was made in, which match still holds until _store_state.
+    sealed = (
+        engine.move_visible_to(match.engine_state, seat.position, move)
+        if move is not None and seat is not None
+        else None
+    )
     logged = Move.objects.create(
         match=match,
         seq=_next_seq(match),
         seat=seat,
         move=move,
         notation=notation,
+        notation_visible_to=None if sealed is None else sorted(sealed),
         events=[event.to_dict() for event in events],
         state_after=state,
     )
@@ -513,11 +535,27 @@ def _record(
         match.work_due_at = None
     else:
         # One read of the seats serves the turns and the automatic work.
-        seats = list(match.seats.select_related("user"))
+        if seats is None:
+            seats = list(match.seats.select_related("user"))
         _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
         _schedule_work(match, engine, state, now=now, seats=seats)
-    match.save()
+    _save_if_unchanged(match, seen=seen, now=now)
     return logged
+
+
+def _save_if_unchanged(match: Match, *, seen: int, now: datetime) -> None:
+    """Store every field of ``match`` provided its row is still at version ``seen``.
+
+    This conditional update is the real guard: it refuses a second writer even where the database
+    ignores SELECT ... FOR UPDATE (SQLite); the transaction then rolls back all the move wrote.
+    """
+    match.updated_at = now
+    values = {field.attname: getattr(match, field.attname) for field in _MATCH_FIELDS}
+    if Match.objects.filter(pk=match.pk, version=seen).update(**values) != 1:
+        raise Conflict("The game has moved on since you loaded the page; nothing was played.")
+
+
+_MATCH_FIELDS = [field for field in Match._meta.concrete_fields if not field.primary_key]
 
 
 def _has_secrets(engine: Engine) -> bool:
@@ -559,10 +597,13 @@ def _sync_turns(
     """
     actors = engine.actors(state)
     rules = _clock_rules(match)
-    open_turns = {
-        turn.seat.position: turn
-        for turn in match.turns.filter(closed_at__isnull=True).select_related("seat__user")
-    }
+    if seats is None:
+        seats = list(match.seats.select_related("user"))
+    by_id = {seat.pk: seat for seat in seats}
+    open_turns = {}
+    for turn in match.turns.filter(closed_at__isnull=True):
+        turn.seat = by_id[turn.seat_id]
+        open_turns[turn.seat.position] = turn
     for position, turn in list(open_turns.items()):
         moved = mover is not None and turn.seat_id == mover.pk
         # A seat that acts again right after its own move (snake placement, a skipped turn) gets a
@@ -577,8 +618,6 @@ def _sync_turns(
             bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
             Seat.objects.filter(pk=mover.pk).update(bank=bank)
     new_ids: list[int] = []
-    if seats is None:
-        seats = list(match.seats.select_related("user"))
     awaited = actors - set(open_turns)
     for seat in sorted((seat for seat in seats if seat.position in awaited), key=lambda seat: seat.position):
         automatic = bool(seat.bot or seat.autopilot)
@@ -659,6 +698,7 @@ def _finish(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None
     match.finished_at = now
     match.result_text = _result_text(playing, scores)
     match.turns.filter(closed_at__isnull=True).update(closed_at=now, closed_by="end")
+    signals.match_finished.send(sender=Match, match=match)
 
 
 def _result_text(playing: list[Seat], scores: list[float] | None) -> str:

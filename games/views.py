@@ -31,6 +31,16 @@ def my_matches(request: HttpRequest) -> HttpResponse:
 @login_required
 def match_create(request: HttpRequest) -> HttpResponse:
     form = MatchCreateForm(request.POST or None, initial={"game": request.GET.get("game")})
+    preview = ""
+    if request.method == "POST" and "preview" in request.POST:
+        # Draw the starting board from the chosen options (a custom layout too), creating nothing.
+        if form.is_valid():
+            data = form.cleaned_data
+            preview = selectors.starting_board(
+                game=data["game"], seats=data["seat_count"], options=data["options"]
+            )
+        status = 200 if form.is_valid() else 400
+        return render(request, "games/match_create.html", _create_context(form, preview), status=status)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -57,7 +67,11 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 messages.success(request, "Match created. It starts as soon as every seat is taken.")
             return redirect(match)
     status = 400 if request.method == "POST" else 200
-    return render(request, "games/match_create.html", {"form": form}, status=status)
+    return render(request, "games/match_create.html", _create_context(form, preview), status=status)
+
+
+def _create_context(form: MatchCreateForm, preview: str) -> dict:
+    return {"form": form, "preview": preview, "option_examples": form.option_examples()}
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -175,6 +189,8 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
         "engine": engine,
         "board": board,
         "choices": choices,
+        # A game's own side panel, or the plain one for a game without (the tests' small engines).
+        "panel_templates": [f"{engine.slug}/_panel.html", "games/_panel.html"],
         "move_form": move_form,
         "log": selectors.match_log_for(match=match, position=mv.viewer_position),
         "can_join": (

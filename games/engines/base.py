@@ -69,6 +69,26 @@ class Option:
             raise ValueError(f"default {self.default!r} is not one of the choices")
 
 
+@dataclass(frozen=True)
+class TextOption:
+    """An option given as free text (a custom layout as JSON); ``resolve_options`` checks it."""
+
+    label: str
+    help: str = ""
+    # The name of the browser editor that helps write it (static/js/editors.js), if any.
+    editor: str = ""
+
+
+class OptionsInvalid(ValueError):
+    """Options refused, with every reason, and the option they are about (None: the options at large)."""
+
+    def __init__(self, reasons: list[str], *, option: str | None = None, label: str = "") -> None:
+        self.reasons = list(reasons)
+        self.option = option
+        prefix = f"{label}: " if label else ""
+        super().__init__(prefix + " ".join(self.reasons))
+
+
 class SvgRenderer(Protocol):
     def render(self, view: View, seat: int | None, *, interactive: bool) -> str: ...
 
@@ -84,6 +104,7 @@ class Engine:
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options: ClassVar[dict[str, Option]] = {}
+    text_options: ClassVar[dict[str, TextOption]] = {}
     svg: ClassVar[SvgRenderer]
     # Moves written in the game's notation, shown where a player types or mails a move.
     notation_example: ClassVar[str] = ""
@@ -109,6 +130,11 @@ class Engine:
             raise ValueError(f"{self.title} is for {self.min_players} to {self.max_players} players.")
         return resolved
 
+    def option_examples(self, name: str, *, seats: int) -> dict[str, str]:
+        """Ready-made values of the text option ``name`` for ``seats`` players (label -> text), offered by
+        the match-creation form as starting points."""
+        return {}
+
     # --- whose input is awaited ---------------------------------------------------------------------
     def actors(self, state: State) -> frozenset[int]:
         raise NotImplementedError
@@ -131,6 +157,14 @@ class Engine:
 
     def format_move(self, move: Move) -> str:
         raise NotImplementedError
+
+    def move_visible_to(self, state: State, seat: int, move: Move) -> frozenset[int] | None:
+        """Who may read ``move`` (made by ``seat`` in ``state``) in the log: None for everyone.
+
+        A sealed choice (a secret bid, an order given face down) returns the mover alone; the others
+        learn what it did from its events, which carry their own visibility.
+        """
+        return None
 
     def click_path(self, move: Move) -> list[str]:
         """The ``data-target`` values of the SVG elements a player clicks, in order, to make ``move``.

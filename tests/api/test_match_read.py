@@ -168,12 +168,16 @@ def test_a_sealed_card_stays_hidden_from_the_other_seat(dice_match, client_for, 
     assert played.status_code == 201
     for answer in every_answer(client_for(bob), match):
         text = json.dumps(answer)
-        assert "You committed" not in text
+        # Neither the private event nor the move's own notation ("play 7") reaches the other seat.
+        assert "You committed" not in text and f'"play {card}"' not in text
         assert_no_server_state(answer)
+    bob_lines = client_for(bob).get(reverse("api-match-log", args=[match.pk])).json()["lines"]
+    assert [(line["player"], line["notation"]) for line in bob_lines][-1] == ("alice", "")
     bob_view = client_for(bob).get(detail(match)).json()["view"]
     assert bob_view["committed"] == [True, False] and bob_view["private"]["committed"] is None
     alice_log = client_for(alice).get(reverse("api-match-log", args=[match.pk])).json()
     assert f"You committed {card}." in [text for line in alice_log["lines"] for text in line["events"]]
+    assert alice_log["lines"][-1]["notation"] == f"play {card}"
 
 
 # --- the log ------------------------------------------------------------------------------------------

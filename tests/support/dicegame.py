@@ -200,6 +200,10 @@ class DiceGame(Engine):
     def format_move(self, move: Move) -> str:
         return f"play {_card_of(move)}"
 
+    def move_visible_to(self, state: State, seat: int, move: Move) -> frozenset[int] | None:
+        # The commit is sealed: the others read "has committed a card", never which.
+        return frozenset({seat})
+
     def click_path(self, move: Move) -> list[str]:
         return [f"card-{_card_of(move)}"]
 
