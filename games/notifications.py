@@ -391,7 +391,8 @@ def _match_item(match: Match, deadline: datetime | None, tz, now: datetime, site
 
 def _last_move(match: Match, seat: Seat) -> selectors.LogLine | None:
     """The latest line of the log as this seat may read it: events hidden from it are already gone."""
-    lines = selectors.match_log_for(match=match, position=seat.position)
+    # The last few lines are enough, and keep an e-mail's cost flat however long the match.
+    lines = selectors.match_log_for(match=match, position=seat.position, first=match.log_length - 20)
     return next((line for line in reversed(lines) if line.notation or line.events), None)
 
 

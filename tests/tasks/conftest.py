@@ -21,22 +21,9 @@ from django.db import connection
 
 from tests.support.broker import drop_connections, use_broker
 from wallsite.celery import app
-from wallsite.embedded_redis import free_port, redis_start, redis_stop
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_READY_TIMEOUT = 60
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory) -> str:
-    given = os.environ.get("REDIS_URL")
-    if given:
-        yield given
-        return
-    port = free_port()
-    process = redis_start(port=port, directory=tmp_path_factory.mktemp("redis"))
-    yield f"redis://127.0.0.1:{port}/0"
-    redis_stop(process)
 
 
 def database_url() -> str:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from games import presence
 from games.models import Match, Seat, Turn
+from games.presence import STAMP_REFRESH
 from tests.conftest import play_random
 
 pytestmark = pytest.mark.django_db
@@ -43,14 +44,19 @@ def test_watchers_and_visitors_leave_no_trace(client, started_match, carol):
     assert not Seat.objects.filter(match=match, last_seen_at__isnull=False).exists()
 
 
-def test_the_page_costs_one_update_for_presence(client, started_match, alice):
+def test_the_page_costs_one_update_for_presence_and_none_while_the_stamp_is_fresh(
+    client, started_match, alice
+):
     match = started_match()
     client.force_login(alice)
-    client.get(match.get_absolute_url())  # warm caches (session, engine registry)
-    with CaptureQueriesContext(connection) as captured:
-        client.get(match.get_absolute_url())
-    updates = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("UPDATE")]
-    assert len(updates) == 1 and "last_seen_at" in updates[0]
+    with time_machine.travel(START, tick=False):
+        client.get(match.get_absolute_url())  # warm caches (session, engine registry)
+    for moment, expected in ((START + STAMP_REFRESH / 2, 0), (START + STAMP_REFRESH, 1)):
+        with time_machine.travel(moment, tick=False), CaptureQueriesContext(connection) as captured:
+            client.get(match.get_absolute_url())
+        updates = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("UPDATE")]
+        assert len(updates) == expected and all("last_seen_at" in sql for sql in updates)
+    assert seat_of(match, alice).last_seen_at == START + STAMP_REFRESH
 
 
 def test_the_heartbeat_records_presence(client, started_match, alice):

@@ -42,6 +42,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "wallsite.middleware.TimezoneMiddleware",
+    "wallsite.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -148,6 +149,19 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 PRESENCE_WINDOW = timedelta(minutes=3)
+
+# Scripts only from our own static files: a name or a chat line that slipped past escaping still could
+# not run. Inline styles stay allowed (the SVG boards carry <style> blocks); nothing is framed.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+# The ReDoc page (third-party, no user content) starts itself with an inline script.
+CONTENT_SECURITY_POLICY_EXCEPTIONS = {
+    "/api/redoc/": CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+    + "; worker-src 'self' blob:",
+}
 # Engines outside the registry, as "slug=dotted.path" (the test suite's own small games).
 EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.

@@ -1,0 +1,22 @@
+// The match-creation form: only the chosen game's options, and at most seats - 1 computer opponents.
+(function () {
+  "use strict";
+  // Show only the chosen game's options; without script every game's options are shown and only
+  // the chosen game's are used.
+  (function () {
+    const select = document.getElementById("id_game");
+    function sync() {
+      document.querySelectorAll(".game-options").forEach((set) => { set.hidden = set.dataset.game !== select.value; });
+    }
+    select.addEventListener("change", sync);
+    sync();
+  })();
+  // Computer opponents may take every seat but the creator's; the server checks it too and says why.
+  (function () {
+    const seats = document.getElementById("id_seat_count");
+    const bots = document.getElementById("id_bot_count");
+    function sync() { bots.max = Math.max(0, (parseInt(seats.value, 10) || 1) - 1); }
+    seats.addEventListener("input", sync);
+    sync();
+  })();
+})();

@@ -1,0 +1,89 @@
+"""A match page and a move cost the same number of queries at move 3 as at move 42."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from games.models import Match
+from tests.conftest import play_random
+
+pytestmark = pytest.mark.django_db
+
+PAGE_BUDGET = 9  # 7 today: session, user, match, seats, turns, log, awaiting badge
+MOVE_BUDGET = 12  # 11 today, BEGIN and COMMIT included
+
+
+LONG = 42
+
+
+def long_match(started_match) -> Match:
+    """A Wall Go match still in play after LONG moves (random games end near move 48)."""
+    for seed in range(2, 40):
+        match = play_random(started_match(), moves=LONG, seed=seed)
+        if match.status == Match.Status.ACTIVE:
+            return match
+    raise AssertionError("no random game lasted")
+
+
+def page_queries(client, match: Match) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("match-detail", args=[match.pk]))
+    assert response.status_code == 200
+    return len(queries)
+
+
+def move_queries(match: Match, users: dict[int, object]) -> int:
+    match.refresh_from_db()
+    engine = match.engine
+    seat = min(engine.actors(match.engine_state))
+    move = random.Random(match.version).choice(engine.legal_moves(match.engine_state, seat))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=users[seat])[0].key}")
+    body = {"move": move, "version": match.version}
+    with CaptureQueriesContext(connection) as queries:
+        response = api.post(reverse("api-match-moves", args=[match.pk]), body, format="json")
+    assert response.status_code == 201, response.content
+    return len(queries)
+
+
+def test_the_match_page_runs_the_same_queries_however_long_the_log(client, started_match, alice, bob):
+    short = play_random(started_match(), moves=3)
+    long = long_match(started_match)
+    assert long.log_length == LONG
+    client.force_login(alice)
+    # First visits stamp the player's presence; later ones within seconds need no write.
+    page_queries(client, short)
+    page_queries(client, long)
+    short_count, long_count = page_queries(client, short), page_queries(client, long)
+    assert short_count == long_count <= PAGE_BUDGET, (short_count, long_count)
+    # The page shows the latest lines and links to the rest.
+    page = client.get(reverse("match-detail", args=[long.pk])).content.decode()
+    assert 'data-testid="whole-log"' in page and "12 earlier lines" in page
+
+
+def test_a_move_runs_the_same_queries_at_move_3_as_at_move_42(started_match, alice, bob):
+    users = {0: alice, 1: bob}
+    short = play_random(started_match(), moves=3)
+    long = long_match(started_match)
+    first, later = move_queries(short, users), move_queries(long, users)
+    assert first == later <= MOVE_BUDGET, (first, later)
+
+
+def test_the_whole_log_pages_through_every_line(client, started_match, alice):
+    match = long_match(started_match)
+    client.force_login(alice)
+    with CaptureQueriesContext(connection) as queries:
+        last = client.get(reverse("match-log", args=[match.pk]))
+    assert last.status_code == 200 and len(queries) <= PAGE_BUDGET
+    lines = last.context["log"]
+    assert [line.seq for line in lines] == list(range(1, LONG + 1)) and last.context["pages"] == 1
+    for page in ("0", "99", "x"):
+        assert client.get(reverse("match-log", args=[match.pk]) + f"?page={page}").status_code == 200
+    assert client.get(reverse("match-log", args=[999999])).status_code == 404
