@@ -12,11 +12,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import selectors as profile_selectors
 from accounts import services
 from accounts.forms import PreferencesForm, SignupForm
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_user
-from games import selectors
 from games.api import tokens as api_tokens
 from games.errors import ServiceError
 from games.timefmt import zone_for
@@ -48,10 +48,10 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
-    matches = selectors.matches_for_user(user=player)
-    own = request.user.is_authenticated and request.user.pk == player.pk
     return render(
-        request, "accounts/profile.html", {"player": player, "matches": matches, "own_profile": own}
+        request,
+        "accounts/profile.html",
+        profile_selectors.profile_context(player=player, viewer=request.user),
     )
 
 

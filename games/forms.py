@@ -60,6 +60,12 @@ class MatchCreateForm(forms.Form):
         initial=Match.Timeout.SKIP,
         required=False,
     )
+    rated = forms.BooleanField(
+        label="Rated",
+        required=False,
+        initial=True,
+        help_text="The result changes the players' ratings. Matches with computer opponents are never rated.",
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

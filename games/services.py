@@ -46,11 +46,13 @@ def match_create(
     pause_weekends: bool = False,
     timeout_policy: str = Match.Timeout.SKIP,
     bots: list[str] | None = None,
+    rated: bool = True,
 ) -> Match:
     """Open a match with the creator in the first seat; it starts when every seat is taken.
 
     ``bots`` seats computer opponents of those kinds (``games.bots.LEVELS``) right after the creator;
-    when they fill the table the match starts at once.
+    when they fill the table the match starts at once. A match with computer opponents is never rated
+    (they have no rating to win or lose against).
     """
     try:
         engine = registry.get_engine(game)
@@ -96,6 +98,7 @@ def match_create(
             bank_max=bank_max if bank_max is not None else bank_initial,
             pause_weekends=pause_weekends,
             timeout_policy=timeout_policy,
+            rated=bool(rated) and not bot_kinds,
         )
         Seat.objects.create(match=match, position=0, user=creator)
         for position, kind in enumerate(bot_kinds, start=1):

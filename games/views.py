@@ -57,6 +57,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 pause_weekends=data["pause_weekends"],
                 timeout_policy=data["timeout_policy"],
                 bots=data["bots"],
+                rated=data["rated"],
             )
         except ServiceError as exc:
             form.add_error(None, exc.message)

@@ -12,5 +12,7 @@ urlpatterns = [
     path("api/", include("games.api.urls")),
     path("accounts/", include("accounts.urls")),
     path("players/<str:username>/", account_views.profile, name="profile"),
+    path("ratings/", include("ratings.urls")),
+    path("leagues/", include("leagues.urls")),
     path("", include("games.urls")),
 ]

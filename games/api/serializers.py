@@ -65,6 +65,9 @@ class MatchCreateSerializer(serializers.Serializer):
     timeout_policy = serializers.ChoiceField(
         choices=Match.Timeout.choices, required=False, default=Match.Timeout.SKIP
     )
+    rated = serializers.BooleanField(
+        required=False, default=True, help_text="The result changes the players' ratings."
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -91,6 +94,7 @@ class MatchCreateSerializer(serializers.Serializer):
             "bank_max": hours("bank_max_hours"),
             "pause_weekends": data["pause_weekends"],
             "timeout_policy": data["timeout_policy"],
+            "rated": data["rated"],
         }
 
 
@@ -206,6 +210,7 @@ class MatchSummarySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Match.Status.choices)
     version = serializers.IntegerField()
     seat_count = serializers.IntegerField()
+    rated = serializers.BooleanField(help_text="The result changes the players' ratings.")
     options = serializers.DictField(child=serializers.CharField())
     clock = ClockSerializer()
     seats = SeatSummarySerializer(many=True)
@@ -324,6 +329,7 @@ def _match_common(match: Match, seats: list[Seat]) -> dict[str, Any]:
         "status": match.status,
         "version": match.version,
         "seat_count": match.seat_count,
+        "rated": match.rated,
         "options": dict(match.options),
         "clock": {
             "move_time_limit_hours": _hours(match.move_time_limit),

@@ -10,6 +10,7 @@ from games.engines.base import Engine
 ENGINES: dict[str, str] = {
     "wallgo": "games.engines.wallgo.rules.WallGo",
     "stairways": "games.engines.stairways.rules.Stairways",
+    "wildlings": "games.engines.wildlings.rules.Wildlings",
 }
 
 

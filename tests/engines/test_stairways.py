@@ -138,8 +138,16 @@ def test_the_engine_describes_the_game() -> None:
         ENGINE.parse_move(text)
 
 
-def test_options_are_layout_pieces_sight_and_the_three_variants_with_first_game_defaults() -> None:
-    assert set(Stairways.options) == {"layout", "pieces", "los", "mortal_giant", "super_rats", "crowded"}
+def test_options_are_layout_pieces_sight_and_the_four_variants_with_first_game_defaults() -> None:
+    assert set(Stairways.options) == {
+        "layout",
+        "pieces",
+        "los",
+        "mortal_giant",
+        "super_rats",
+        "crowded",
+        "boards",
+    }
     assert fresh()["options"] == {
         "layout": "classic",
         "pieces": "first_game",
@@ -147,6 +155,7 @@ def test_options_are_layout_pieces_sight_and_the_three_variants_with_first_game_
         "mortal_giant": "no",
         "super_rats": "no",
         "crowded": "no",
+        "boards": "1",
     }
     assert set(Stairways.options["layout"].choices) == set(layouts.PRESETS)
 

@@ -28,6 +28,8 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "accounts",
     "games",
+    "ratings",
+    "leagues",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -146,6 +148,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.sweep", "schedule": env_int("SWEEP_SECONDS", 60)},
+    # Starts the league seasons that are due and closes the ones whose fixtures are all played.
+    "leagues": {"task": "leagues.tick", "schedule": env_int("LEAGUE_TICK_SECONDS", 60)},
 }
 
 PRESENCE_WINDOW = timedelta(minutes=3)

@@ -304,3 +304,75 @@ def distances(start: str, walls: int) -> dict[str, int]:
                     reached.append(nb)
         frontier = reached
     return dist
+
+
+# --- several boards (the Multiple Boards variant) ------------------------------------------------------
+# Board 1 keeps the plain names (``c3``, ``c3e``); a square or wall of board k >= 2 carries k in front
+# (``2c3``, ``2c3e``). Every board is the same 8 x 8 floor, so the tables above serve all of them through
+# the local name. Orders run board by board, and on board 1 they are the orders above.
+MAX_BOARDS = 3
+
+
+def on_board(board: int, local: str) -> str:
+    """The name of ``local`` (a square or an edge) on board ``board`` (0 for board 1)."""
+    return local if board == 0 else f"{board + 1}{local}"
+
+
+def split(name: str) -> tuple[int, str]:
+    """(board index from 0, local name) of a square or edge name."""
+    if name[:1].isdigit():
+        return int(name[0]) - 1, name[1:]
+    return 0, name
+
+
+ALL_SQUARES: tuple[str, ...] = tuple(on_board(b, sq) for b in range(MAX_BOARDS) for sq in SQUARES)
+SQUARE_ORDER: dict[str, int] = {sq: i for i, sq in enumerate(ALL_SQUARES)}
+ALL_EDGES: tuple[str, ...] = tuple(on_board(b, e) for b in range(MAX_BOARDS) for e in EDGES)
+ALL_EDGE_ORDER: dict[str, int] = {e: i for i, e in enumerate(ALL_EDGES)}
+# (board, local name) of every square and edge name, and (board, bit) of every edge: dict look-ups, since
+# the rules ask them in their innermost loops.
+SPLIT: dict[str, tuple[int, str]] = {n: split(n) for n in (*ALL_SQUARES, *ALL_EDGES)}
+EDGE_BOARD_BIT: dict[str, tuple[int, int]] = {e: (split(e)[0], EDGE_BIT[split(e)[1]]) for e in ALL_EDGES}
+# Wall moves with every square and edge named on the wall's own board.
+ALL_WALL_MOVES: dict[str, tuple[WallMove, ...]] = {
+    on_board(b, e): tuple(
+        (
+            on_board(b, dest) if dest != "off" else dest,
+            None if swept is None else on_board(b, swept),
+            None if pushed is None else on_board(b, pushed),
+        )
+        for dest, swept, pushed in WALL_MOVES[e]
+    )
+    for b in range(MAX_BOARDS)
+    for e in EDGES
+}
+
+
+def squares_of(boards: int) -> tuple[str, ...]:
+    return ALL_SQUARES[: boards * len(SQUARES)]
+
+
+def edges_of(boards: int) -> tuple[str, ...]:
+    return ALL_EDGES[: boards * len(EDGES)]
+
+
+_BOARD_RE = re.compile(r"([1-9])?(.+)")
+
+
+def canonical_square(text: str) -> str | None:
+    """``1c3`` -> ``c3``, ``2c3`` stays; None for anything that is not a square of boards 1 to 3."""
+    match = _BOARD_RE.fullmatch(text.strip().lower())
+    if match is None or match[2] not in SQUARE_SET:
+        return None
+    board = int(match[1] or 1) - 1
+    return on_board(board, match[2]) if board < MAX_BOARDS else None
+
+
+def canonical_edge(text: str) -> str | None:
+    """``canonical_wall`` on any board: ``2c4s`` -> ``2c3n``, ``1d3w`` -> ``c3e``."""
+    match = _BOARD_RE.fullmatch(text.strip().lower())
+    if match is None:
+        return None
+    edge = canonical_wall(match[2])
+    board = int(match[1] or 1) - 1
+    return None if edge is None or board >= MAX_BOARDS else on_board(board, edge)

@@ -8,6 +8,11 @@ A layout, as ``new_state`` uses it, is a plain dict::
 A preset file names the walls and stairways once and gives the pieces of both piece sets the seed
 describes (``pieces.first_game`` and ``pieces.recommended``); ``preset`` expands one of them. A custom
 layout (the match option ``layout_json``) is the dict above as JSON text.
+
+The Multiple Boards variant adds ``"boards"``: a list of one or two further boards, each
+``{"walls": [...], "heroes": [...], "giant": "e8" or None, "rats": [...]}`` named with that board's own
+squares (a1 to h8) and without stairways. The presets take theirs from ``<name>-annex.json``; a layout
+without ``boards`` is a one-board layout, exactly as before.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from games.engines.stairways.board import EDGE_ORDER, SQUARE_SET, canonical_wall
+from games.engines.stairways.board import EDGE_ORDER, MAX_BOARDS, SQUARE_SET, canonical_wall
 
 # seeds/ sits at the top of the checkout, next to games/.
 LAYOUT_DIR = Path(__file__).resolve().parents[3] / "seeds" / "stairways"
@@ -41,11 +46,12 @@ def _preset_file(name: str, seats: int) -> dict[str, Any]:
         return json.load(handle)
 
 
-def preset(name: str, seats: int, pieces: str) -> dict[str, Any]:
-    """The preset ``name`` for ``seats`` players with the piece set ``pieces``, as a fresh dict."""
+def preset(name: str, seats: int, pieces: str, boards: int = 1) -> dict[str, Any]:
+    """The preset ``name`` for ``seats`` players with the piece set ``pieces``, as a fresh dict; with
+    ``boards`` above 1, the further boards come from the preset's annex file (``<name>-annex.json``)."""
     raw = _preset_file(name, seats)
     chosen = raw["pieces"][pieces]
-    return {
+    layout: dict[str, Any] = {
         "name": name,
         "walls": list(raw["walls"]),
         "stairways": list(raw["stairways"]),
@@ -53,6 +59,24 @@ def preset(name: str, seats: int, pieces: str) -> dict[str, Any]:
         "giant": chosen.get("giant"),
         "rats": [dict(r) for r in chosen["rats"]],
     }
+    if boards > 1:
+        annex = _annex_file(name)["boards"][: boards - 1]
+        layout["boards"] = [
+            {
+                "walls": list(b["walls"]),
+                "heroes": list(b["pieces"][pieces]["heroes"]),
+                "giant": b["pieces"][pieces].get("giant"),
+                "rats": [dict(r) for r in b["pieces"][pieces]["rats"]],
+            }
+            for b in annex
+        ]
+    return layout
+
+
+@cache
+def _annex_file(name: str) -> dict[str, Any]:
+    with (LAYOUT_DIR / f"{name}-annex.json").open(encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def preset_info(name: str, seats: int) -> dict[str, Any]:
@@ -71,34 +95,21 @@ def layout_validate(layout: Any, seats: int | None = None) -> list[str]:
 
     Walls must be interior edges (the rim is not a wall), named once each; one stairway per seat on
     distinct squares; at least one hero; every piece on its own square and none on a stairway; rat
-    groups of 1 or 4 rats.
+    groups of 1 or 4 rats. The optional ``boards`` lists the further boards of the Multiple Boards
+    variant (at most two), each with its own walls and pieces under the same rules, named with the
+    board's own squares a1 to h8, and no stairways (those all stand on the first board).
     """
     if not isinstance(layout, dict):
         return ["A layout is a JSON object with walls, stairways, heroes, giant and rats."]
     errors: list[str] = []
-    known = {"name", "walls", "stairways", "heroes", "giant", "rats"}
+    known = {"name", "walls", "stairways", "heroes", "giant", "rats", "boards"}
     unknown = sorted(set(layout) - known)
     if unknown:
         errors.append(f"Unknown layout fields: {', '.join(map(str, unknown))}.")
     if "name" in layout and not isinstance(layout["name"], str):
         errors.append("The layout's name must be text.")
 
-    walls = layout.get("walls", [])
-    if not isinstance(walls, list):
-        errors.append("walls must be a list of wall names such as c3e or c3n.")
-        walls = []
-    seen_walls: set[str] = set()
-    for raw in walls:
-        edge = canonical_wall(raw) if isinstance(raw, str) else None
-        if edge is None:
-            errors.append(
-                f"Wall {raw!r} is not an edge between two squares (the board's rim holds no walls)."
-            )
-        elif edge in seen_walls:
-            errors.append(f"Wall {raw!r} is named twice (walls may not overlap).")
-        else:
-            seen_walls.add(edge)
-
+    errors += _wall_errors(layout, "")
     stairways = layout.get("stairways")
     if not isinstance(stairways, list) or not stairways:
         errors.append("stairways must list one square per seat.")
@@ -111,59 +122,136 @@ def layout_validate(layout: Any, seats: int | None = None) -> list[str]:
         errors += _square_errors(sq, f"Stairway {i + 1}")
     if len(set(map(str, stairways))) != len(stairways):
         errors.append("Two stairways share a square.")
+    errors += _piece_errors(layout, stairways, "", need_hero=True)
+
+    extra = layout.get("boards", [])
+    if not isinstance(extra, list) or len(extra) > MAX_BOARDS - 1:
+        errors.append(
+            f"boards must list at most {MAX_BOARDS - 1} further boards, each with its walls, heroes, "
+            "giant and rats."
+        )
+        extra = []
+    for k, more in enumerate(extra):
+        where = f"Board {k + 2}: "
+        if not isinstance(more, dict):
+            errors.append(where + "a board is a JSON object with walls, heroes, giant and rats.")
+            continue
+        if "stairways" in more:
+            errors.append(where + "stairways all stand on the first board.")
+        unknown = sorted(set(more) - {"walls", "heroes", "giant", "rats", "stairways"})
+        if unknown:
+            errors.append(where + f"unknown fields {', '.join(map(str, unknown))}.")
+        errors += _wall_errors(more, where) + _piece_errors(more, [], where, need_hero=False)
+    return errors
+
+
+def _named(where: str, text: str) -> str:
+    """A sentence about the board ``where`` ("Board 2: "; empty for the first board, whose sentences
+    read as they always have)."""
+    return where + text[0].lower() + text[1:] if where else text
+
+
+def _wall_errors(board: dict[str, Any], where: str) -> list[str]:
+    errors: list[str] = []
+
+    def err(text: str) -> None:
+        errors.append(_named(where, text))
+
+    walls = board.get("walls", [])
+    if not isinstance(walls, list):
+        err("walls must be a list of wall names such as c3e or c3n.")
+        walls = []
+    seen_walls: set[str] = set()
+    for raw in walls:
+        edge = canonical_wall(raw) if isinstance(raw, str) else None
+        if edge is None:
+            err(f"Wall {raw!r} is not an edge between two squares (the board's rim holds no walls).")
+        elif edge in seen_walls:
+            err(f"Wall {raw!r} is named twice (walls may not overlap).")
+        else:
+            seen_walls.add(edge)
+    return errors
+
+
+def _piece_errors(board: dict[str, Any], stairways: list[Any], where: str, *, need_hero: bool) -> list[str]:
+    errors: list[str] = []
+
+    def err(text: str) -> None:
+        errors.append(_named(where, text))
 
     occupied: dict[str, str] = {}
 
     def place(sq: Any, what: str) -> None:
         problems = _square_errors(sq, what)
         if problems:
-            errors.extend(problems)
+            for problem in problems:
+                err(problem)
             return
         if sq in stairways:
-            errors.append(f"{what} starts on the stairway {sq}; pieces start off the stairways.")
+            err(f"{what} starts on the stairway {sq}; pieces start off the stairways.")
         if sq in occupied:
-            errors.append(f"{what} and {occupied[sq]} share {sq}; every piece starts on its own square.")
+            err(f"{what} and {occupied[sq]} share {sq}; every piece starts on its own square.")
         else:
             occupied[sq] = what
 
-    heroes = layout.get("heroes")
-    if not isinstance(heroes, list) or not heroes:
-        errors.append("heroes must list at least one square.")
+    heroes = board.get("heroes", [] if not need_hero else None)
+    if not isinstance(heroes, list) or (need_hero and not heroes):
+        err("heroes must list at least one square." if need_hero else "heroes must be a list of squares.")
         heroes = []
     if len(heroes) > MAX_HEROES:
-        errors.append(f"At most {MAX_HEROES} heroes.")
+        err(f"At most {MAX_HEROES} heroes.")
     for i, sq in enumerate(heroes):
         place(sq, f"Hero {i + 1}")
 
-    giant = layout.get("giant")
+    giant = board.get("giant")
     if giant is not None:
         place(giant, "The giant")
 
-    rats = layout.get("rats", [])
+    rats = board.get("rats", [])
     if not isinstance(rats, list):
-        errors.append('rats must be a list of {"square": ..., "size": 1 or 4}.')
+        err('rats must be a list of {"square": ..., "size": 1 or 4}.')
         rats = []
     if len(rats) > MAX_RATS:
-        errors.append(f"At most {MAX_RATS} rat groups.")
+        err(f"At most {MAX_RATS} rat groups.")
     for i, group in enumerate(rats):
         what = f"Rat group {i + 1}"
         if not isinstance(group, dict) or set(group) != {"square", "size"}:
-            errors.append(f'{what} must be {{"square": ..., "size": 1 or 4}}.')
+            err(f'{what} must be {{"square": ..., "size": 1 or 4}}.')
             continue
         if group["size"] not in RAT_SIZES or type(group["size"]) is not int:
-            errors.append(f"{what} must have 1 or 4 rats.")
+            err(f"{what} must have 1 or 4 rats.")
         place(group["square"], what)
     return errors
 
 
-def normalised(layout: dict[str, Any]) -> dict[str, Any]:
-    """A valid layout with canonical wall names in board order, ready to start from."""
-    walls = sorted({canonical_wall(w) or "" for w in layout.get("walls", [])}, key=EDGE_ORDER.__getitem__)
+def _normalised_board(board: dict[str, Any]) -> dict[str, Any]:
+    walls = sorted({canonical_wall(w) or "" for w in board.get("walls", [])}, key=EDGE_ORDER.__getitem__)
     return {
-        "name": str(layout.get("name", "custom")),
         "walls": walls,
-        "stairways": list(layout["stairways"]),
-        "heroes": list(layout["heroes"]),
-        "giant": layout.get("giant"),
-        "rats": [{"square": r["square"], "size": r["size"]} for r in layout.get("rats", [])],
+        "heroes": list(board.get("heroes", [])),
+        "giant": board.get("giant"),
+        "rats": [{"square": r["square"], "size": r["size"]} for r in board.get("rats", [])],
     }
+
+
+def normalised(layout: dict[str, Any]) -> dict[str, Any]:
+    """A valid layout with canonical wall names in board order, ready to start from. ``boards`` is kept
+    only when there are further boards, so a one-board layout reads as it always has."""
+    first = _normalised_board(layout)
+    out = {
+        "name": str(layout.get("name", "custom")),
+        "walls": first["walls"],
+        "stairways": list(layout["stairways"]),
+        "heroes": first["heroes"],
+        "giant": first["giant"],
+        "rats": first["rats"],
+    }
+    extra = layout.get("boards") or []
+    if extra:
+        out["boards"] = [_normalised_board(b) for b in extra]
+    return out
+
+
+def board_count(layout: dict[str, Any]) -> int:
+    """How many boards a (valid) layout has."""
+    return 1 + len(layout.get("boards") or [])

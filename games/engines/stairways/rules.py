@@ -8,6 +8,11 @@ until "end". Everything the rules then do by themselves (tokens running to treas
 movement, the crowded variant's new walls, passing the turn) is a list of tasks, ``agenda``, worked off
 by ``_run``. A task that needs a decision stops with ``pending`` set; the decision is a move of the seat
 named there, and ``_run`` goes on from it. The draw is the one task that needs chance.
+
+With several boards (the option ``boards``) squares and walls of boards 2 and 3 carry their number in
+front (``2c3``); the state then also holds the further giants, the teleporters, ``hops`` (tokens that
+have moved onto a teleporter and wait for the player to say where they go, worked off by ``_run``
+before the agenda) and ``charge`` (cards set aside for a teleporter).
 """
 
 from __future__ import annotations
@@ -17,30 +22,44 @@ import random
 import re
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
+from games.engines.base import (
+    Engine,
+    Event,
+    IllegalMove,
+    Move,
+    Option,
+    OptionsInvalid,
+    State,
+    TextOption,
+    View,
+)
 from games.engines.palette import SEAT_NAMES
 from games.engines.stairways import svg as svg_module
 from games.engines.stairways.board import (
-    EAST_WEST,
+    ALL_EDGE_ORDER,
+    ALL_WALL_MOVES,
     EDGE_BIT,
-    EDGE_ORDER,
-    EDGES,
-    INDEX,
+    EDGE_BOARD_BIT,
+    MAX_BOARDS,
     NEIGHBOURS,
-    NORTH_SOUTH,
     SLIDES_OFF,
-    SQUARE_SET,
-    SQUARES,
-    WALL_MOVES,
-    canonical_wall,
+    SPLIT,
+    SQUARE_ORDER,
+    canonical_edge,
+    canonical_square,
     distances,
+    edges_of,
     in_sight,
+    on_board,
     route,
+    split,
+    squares_of,
     walls_mask,
 )
 from games.engines.stairways.layouts import (
     PIECE_SETS,
     PRESETS,
+    board_count,
     layout_validate,
     normalised,
     preset,
@@ -48,8 +67,10 @@ from games.engines.stairways.layouts import (
 
 SUITS = "HCDS"
 SUIT_SET = frozenset(SUITS)  # a string test would let "" and "HC" through
+TELEPORTER = "T"  # the fifth wonder of the Multiple Boards variant
+WONDER_SET = frozenset((*SUITS, TELEPORTER))
 SUIT_WORDS = {"H": "hearts", "C": "clubs", "D": "diamonds", "S": "spades"}
-SUIT_ONE = {"H": "heart", "C": "club", "D": "diamond", "S": "spade"}
+SUIT_ONE = {"H": "heart", "C": "club", "D": "diamond", "S": "spade", "T": "teleporter"}
 VALUES = tuple(range(1, 11))
 CARDS: tuple[str, ...] = tuple(f"{s}{v}" for s in SUITS for v in VALUES)
 CARD_ORDER: dict[str, int] = {c: i for i, c in enumerate(CARDS)}
@@ -61,11 +82,13 @@ STALL_ROUNDS = 10  # full rounds with no hero dying or escaping end the game (se
 GIANT_START = 10  # the mortal giant's jewels and swords at the start
 POINTS_HERO, POINTS_JEWEL, POINTS_SWORD = 5, 2, 1
 
-CHOICES = ("treasure", "attack", "rats", "respawn")  # decisions of the player whose turn it is
+# Decisions of the player whose turn it is.
+CHOICES = ("treasure", "attack", "rats", "respawn", "teleport")
 
 MOVE_HINT = (
     "Moves: H5 c3e-c4e (a heart or club moves a wall), D7 e4 / S3 e4 (a jewel or sword), bid S7, "
-    "claim S, block S9, yield, give H to blue, choose e4, wall c3n, end."
+    "claim S, block S9, yield, give H to blue, choose e4, wall c3n, end; with several boards also "
+    "squares like 2c3, bid H2 for T, charge H2, teleporter 2c3."
 )
 
 
@@ -135,6 +158,11 @@ def _copy(state: State) -> State:
     new["respawn"] = list(state["respawn"])
     new["eliminated"] = list(state["eliminated"])
     new["last"] = None if state["last"] is None else dict(state["last"])
+    if "giants" in state:  # the Multiple Boards variant's own keys
+        new["giants"] = [None if g is None else dict(g) for g in state["giants"]]
+        new["teleporters"] = list(state["teleporters"])
+        new["hops"] = [list(h) for h in state["hops"]]
+        new["charge"] = None if state["charge"] is None else list(state["charge"])
     return new
 
 
@@ -142,8 +170,41 @@ def _active(state: State) -> list[int]:
     return [s for s in range(state["seats"]) if s not in state["eliminated"]]
 
 
-def _mask(state: State) -> int:
-    return walls_mask(state["walls"])
+def _boards(state: State) -> int:
+    return int(state["options"].get("boards", "1"))
+
+
+def _multi(state: State) -> bool:
+    """The Multiple Boards and Teleporters variant (a state stored before it existed has no boards)."""
+    return "giants" in state
+
+
+def _masks(state: State) -> list[int]:
+    """The walls of each board as a bitmask over its interior edges."""
+    boards = _boards(state)
+    if boards == 1:
+        return [walls_mask(state["walls"])]
+    masks = [0] * boards
+    for wall in state["walls"]:
+        board, bit = EDGE_BOARD_BIT[wall]
+        masks[board] |= bit
+    return masks
+
+
+def _sees(a: str, b: str, masks: list[int], true_los: bool) -> bool:
+    """Line of sight between two squares; squares on different boards never see each other."""
+    board, la = SPLIT[a]
+    other, lb = SPLIT[b]
+    return board == other and in_sight(la, lb, masks[board], true_los)
+
+
+def _route(a: str, b: str, masks: list[int], true_los: bool) -> list[str]:
+    board, la = split(a)
+    return [on_board(board, sq) for sq in route(la, split(b)[1], masks[board], true_los)]
+
+
+def _game_squares(state: State) -> tuple[str, ...]:
+    return squares_of(_boards(state))
 
 
 def _true(state: State) -> bool:
@@ -154,9 +215,37 @@ def _on_floor(state: State) -> list[int]:
     return [i for i, h in enumerate(state["heroes"]) if h["fate"] == "floor"]
 
 
-def _giant_square(state: State) -> str | None:
+def _giant(state: State, token: str) -> dict[str, Any] | None:
+    """The giant a token names: ``giant`` is board 1's, ``giant2`` and ``giant3`` started on boards 2
+    and 3 (the Multiple Boards variant)."""
+    if token == "giant":
+        return state["giant"]
+    return state["giants"][int(token[5:]) - 2]
+
+
+def _giants(state: State) -> list[tuple[str, dict[str, Any]]]:
+    """Every living giant as (token, giant), board 1's first."""
+    out = []
     giant = state["giant"]
-    return giant["square"] if giant is not None and giant["alive"] else None
+    if giant is not None and giant["alive"]:
+        out.append(("giant", giant))
+    for k, other in enumerate(state.get("giants", ())):
+        if other is not None and other["alive"]:
+            out.append((f"giant{k + 2}", other))
+    return out
+
+
+def _giant_squares(state: State) -> set[str]:
+    return {g["square"] for _, g in _giants(state)}
+
+
+def _giant_tasks(state: State) -> list[str]:
+    """Monster movement's giant steps, one per giant that may exist."""
+    return ["giant", *(f"giant{k + 2}" for k in range(len(state.get("giants", ()))))]
+
+
+def _monster_agenda(state: State) -> list[str]:
+    return [*_giant_tasks(state), "rats", "crowd", "next"]
 
 
 def _rats_at(state: State, sq: str) -> list[int]:
@@ -171,14 +260,49 @@ def _hero_name(i: int) -> str:
     return f"Hero {i + 1}"
 
 
-def _token_square(state: State, token: str) -> str:
-    if token == "giant":
-        return state["giant"]["square"]
+# Tokens, the things that move: heroes by number ("1"), giants ("giant", "giant2") and rat groups
+# ("rats1"). A token that is dead or gone has no square.
+def _token_square(state: State, token: str) -> str | None:
+    if token.startswith("giant"):
+        giant = _giant(state, token)
+        return None if giant is None else giant["square"]
+    if token.startswith("rats"):
+        return state["rats"][int(token[4:]) - 1]["square"]
     return state["heroes"][int(token) - 1]["square"]
 
 
-def _token_name(token: str) -> str:
-    return "The giant" if token == "giant" else _hero_name(int(token) - 1)
+def _set_square(state: State, token: str, sq: str) -> None:
+    if token.startswith("giant"):
+        giant = _giant(state, token)
+        assert giant is not None
+        giant["square"] = sq
+    elif token.startswith("rats"):
+        state["rats"][int(token[4:]) - 1]["square"] = sq
+    else:
+        state["heroes"][int(token) - 1]["square"] = sq
+
+
+def _token_key(token: str) -> tuple[int, int]:
+    """Heroes by number, then giants, then rat groups."""
+    if token.startswith("giant"):
+        return 1, int(token[5:] or 1)
+    if token.startswith("rats"):
+        return 2, int(token[4:])
+    return 0, int(token)
+
+
+def _token_name(state: State, token: str) -> str:
+    """ "The giant" while there is one board (as it always read); numbered giants with several."""
+    if token.startswith("giant"):
+        return f"Giant {token[5:] or 1}" if _multi(state) else "The giant"
+    if token.startswith("rats"):
+        return f"Rat group {token[4:]}"
+    return _hero_name(int(token) - 1)
+
+
+def _token_lower(state: State, token: str) -> str:
+    name = _token_name(state, token)
+    return "the giant" if name == "The giant" else name
 
 
 def _escaped_count(state: State) -> int:
@@ -201,7 +325,7 @@ def _first_turn(state: State) -> bool:
 
 def _awaiting(state: State) -> tuple[str, int | None]:
     """What the game waits for: (kind, seat). Kinds: over, chance, a pending decision's kind, response,
-    bidding, play."""
+    bidding, charging (cards set aside for a teleporter), play."""
     if state["phase"] == "over":
         return "over", None
     pending = state["pending"]
@@ -209,6 +333,8 @@ def _awaiting(state: State) -> tuple[str, int | None]:
         return pending["kind"], pending["seat"]
     if state["agenda"]:
         return "chance", None  # _run only stops on an open agenda for the draw
+    if state.get("charge") is not None:
+        return "charging", state["current"]
     bid = state["bid"]
     if bid is not None:
         if bid["stage"] == "response":
@@ -264,17 +390,22 @@ def _rat_fight(state: State, sq: str, fighters: list[int], events: list[Event]) 
 
 
 def _giant_fight(state: State, sq: str, events: list[Event]) -> None:
-    """A hero sharing a square with the giant dies, unless the giant is mortal and out-sworded."""
-    giant = state["giant"]
-    if giant is None or not giant["alive"] or giant["square"] != sq:
-        return
+    """A hero sharing a square with a giant dies, unless the giant is mortal and out-sworded. Several
+    giants on one square (only with several boards) meet the heroes there one after the other."""
+    for token, giant in _giants(state):
+        if giant["square"] == sq:
+            _one_giant_fight(state, token, giant, sq, events)
+
+
+def _one_giant_fight(state: State, token: str, giant: dict[str, Any], sq: str, events: list[Event]) -> None:
     here = _heroes_at(state, sq)
     if not here:
         return
     heroes = state["heroes"]
+    name = _token_name(state, token)
     if state["options"]["mortal_giant"] != "yes":
         for i in here:
-            _kill_hero(state, i, "crushed by the giant", events)
+            _kill_hero(state, i, f"crushed by {_token_lower(state, token)}", events)
         return
     if any(heroes[i]["swords"] > giant["swords"] for i in here):
         loot = (giant["jewels"], giant["swords"])
@@ -285,18 +416,18 @@ def _giant_fight(state: State, sq: str, events: list[Event]) -> None:
             gain = f"; {_hero_name(here[0])} takes its {_loot(*loot)}"
         else:
             gain = f"; what it carried ({_loot(*loot)}) is lost among several victors"
-        events.append(Event(kind="fight", text=f"The giant is killed on {sq}{gain}.", data={"square": sq}))
+        events.append(Event(kind="fight", text=f"{name} is killed on {sq}{gain}.", data={"square": sq}))
         return
     gained = [0, 0]
     for i in here:
         gained[0] += heroes[i]["jewels"]
         gained[1] += heroes[i]["swords"]
         heroes[i]["jewels"] = heroes[i]["swords"] = 0
-        _kill_hero(state, i, "beaten by the giant", events)
+        _kill_hero(state, i, f"beaten by {_token_lower(state, token)}", events)
     giant["jewels"] += gained[0]
     giant["swords"] += gained[1]
     if any(gained):
-        events.append(Event(kind="fight", text=f"The giant takes {_loot(*gained)}.", data={"square": sq}))
+        events.append(Event(kind="fight", text=f"{name} takes {_loot(*gained)}.", data={"square": sq}))
 
 
 def _resolve_squares(state: State, squares: list[str], events: list[Event]) -> None:
@@ -322,18 +453,33 @@ def _resolve_squares(state: State, squares: list[str], events: list[Event]) -> N
                 )
 
 
+def _arrive(state: State, arrivals: list[tuple[str, str]]) -> None:
+    """Tokens that have just moved onto a square with a teleporter (and are still there after what met
+    there): the player to move will say, token by token, whether and where each goes on."""
+    if not _multi(state) or not state["teleporters"]:
+        return
+    ports = set(state["teleporters"])
+    for token, sq in arrivals:
+        if sq in ports and _token_square(state, token) == sq:
+            state["hops"].append([token, sq])
+
+
 def _push(state: State, swept: str, to: str, events: list[Event]) -> None:
     moved = []
+    tokens: list[tuple[str, str]] = []
     for i in _heroes_at(state, swept):
         state["heroes"][i]["square"] = to
         moved.append(_hero_name(i))
-    giant = state["giant"]
-    if giant is not None and giant["alive"] and giant["square"] == swept:
-        giant["square"] = to
-        moved.append("the giant")
+        tokens.append((str(i + 1), to))
+    for token, giant in _giants(state):
+        if giant["square"] == swept:
+            giant["square"] = to
+            moved.append(_token_lower(state, token))
+            tokens.append((token, to))
     for g in _rats_at(state, swept):
         state["rats"][g]["square"] = to
         moved.append(f"rat group {g + 1}")
+        tokens.append((f"rats{g + 1}", to))
     if moved:
         events.append(
             Event(
@@ -343,22 +489,21 @@ def _push(state: State, swept: str, to: str, events: list[Event]) -> None:
             )
         )
         _resolve_squares(state, [to], events)
+        _arrive(state, tokens)
 
 
 def _sightings(state: State) -> list[tuple[str, list[str]]]:
     """Every token with treasure in sight and the treasure squares it sees (its own square included)."""
-    treasure = sorted(state["treasure"], key=INDEX.__getitem__)
+    treasure = sorted(state["treasure"], key=SQUARE_ORDER.__getitem__)
     if not treasure:
         return []
-    walls = _mask(state)
+    masks = _masks(state)
     true_los = _true(state)
     tokens = [(str(i + 1), state["heroes"][i]["square"]) for i in _on_floor(state)]
-    giant = _giant_square(state)
-    if giant is not None:
-        tokens.append(("giant", giant))
+    tokens += [(token, giant["square"]) for token, giant in _giants(state)]
     out = []
     for token, sq in tokens:
-        seen = [t for t in treasure if in_sight(sq, t, walls, true_los)]
+        seen = [t for t in treasure if _sees(sq, t, masks, true_los)]
         if seen:
             out.append((token, seen))
     return out
@@ -366,40 +511,43 @@ def _sightings(state: State) -> list[tuple[str, list[str]]]:
 
 def _take(state: State, token: str, sq: str, pile: list[int], events: list[Event]) -> None:
     jewels, swords = pile
-    if token == "giant":
-        giant = state["giant"]
+    if token.startswith("giant"):
+        giant = _giant(state, token)
+        assert giant is not None
+        name = _token_name(state, token)
         if state["options"]["mortal_giant"] == "yes":
             giant["jewels"] += jewels
             giant["swords"] += swords
-            text = f"The giant takes {_loot(jewels, swords)} on {sq}."
+            text = f"{name} takes {_loot(jewels, swords)} on {sq}."
         else:
-            text = f"The giant reaches {sq}; {_treasure_text(pile)}."
+            text = f"{name} reaches {sq}; {_treasure_text(pile)}."
     else:
         hero = state["heroes"][int(token) - 1]
         hero["jewels"] += jewels
         hero["swords"] += swords
-        text = f"{_token_name(token)} picks up {_loot(jewels, swords)} on {sq}."
+        text = f"{_token_name(state, token)} picks up {_loot(jewels, swords)} on {sq}."
     events.append(Event(kind="treasure", text=text, data={"token": token, "square": sq}))
 
 
 def _execute_wave(state: State, assign: dict[str, str], events: list[Event]) -> None:
     """Every token with a target runs to it at once; heroes fight the rats on their way, then the
     treasure goes to a lone arrival or is discarded when several arrive."""
-    walls = _mask(state)
+    masks = _masks(state)
     true_los = _true(state)
     heroes = state["heroes"]
-    starts = {token: _token_square(state, token) for token in assign}
+    starts = {token: _token_square(state, token) or "" for token in assign}
     ways: dict[str, list[str]] = {}
     for token, target in assign.items():
-        if token != "giant":
-            passed = route(starts[token], target, walls, true_los)
+        if not token.startswith("giant"):
+            passed = _route(starts[token], target, masks, true_los)
             ways[token] = passed + ([target] if target != starts[token] else [])
-    for token in sorted(assign, key=lambda t: (t == "giant", t)):
+    order = sorted(assign, key=_token_key)
+    for token in order:
         if starts[token] != assign[token]:
             events.append(
                 Event(
                     kind="move",
-                    text=f"{_token_name(token)} runs from {starts[token]} to the treasure on "
+                    text=f"{_token_name(state, token)} runs from {starts[token]} to the treasure on "
                     f"{assign[token]}.",
                     data={"token": token, "from": starts[token], "to": assign[token]},
                 )
@@ -411,32 +559,34 @@ def _execute_wave(state: State, assign: dict[str, str], events: list[Event]) -> 
         for step, sq in enumerate(way):
             if _rats_at(state, sq):
                 first[sq] = min(first.get(sq, step), step)
-    for sq in sorted(first, key=lambda s: (first[s], INDEX[s])):
+    for sq in sorted(first, key=lambda s: (first[s], SQUARE_ORDER[s])):
         fighters = [
             int(t) - 1
-            for t, way in sorted(ways.items())
-            if sq in way and heroes[int(t) - 1]["fate"] == "floor"
+            for t in sorted(ways, key=_token_key)
+            if sq in ways[t] and heroes[int(t) - 1]["fate"] == "floor"
         ]
         if fighters and _rats_at(state, sq):
             for i in fighters:
                 heroes[i]["square"] = sq
             _rat_fight(state, sq, fighters, events)
     arrived: dict[str, list[str]] = {}
-    for token, target in sorted(assign.items()):
-        if token == "giant":
-            state["giant"]["square"] = target
+    for token in order:
+        target = assign[token]
+        if token.startswith("giant"):
+            _set_square(state, token, target)
         elif heroes[int(token) - 1]["fate"] == "floor":
             heroes[int(token) - 1]["square"] = target
         else:
             continue
         arrived.setdefault(target, []).append(token)
-    for sq in sorted(arrived, key=INDEX.__getitem__):
+    landed = sorted(arrived, key=SQUARE_ORDER.__getitem__)
+    for sq in landed:
         pile = state["treasure"].pop(sq)
         tokens = arrived[sq]
         if len(tokens) == 1:
             _take(state, tokens[0], sq, pile, events)
         else:
-            names = " and ".join(_token_name(t) for t in tokens)
+            names = " and ".join(_token_name(state, t) for t in tokens)
             events.append(
                 Event(
                     kind="treasure",
@@ -444,51 +594,69 @@ def _execute_wave(state: State, assign: dict[str, str], events: list[Event]) -> 
                     data={"square": sq},
                 )
             )
-    _resolve_squares(state, sorted(arrived, key=INDEX.__getitem__), events)
+    _resolve_squares(state, landed, events)
+    _arrive(state, [(t, assign[t]) for t in order if t in arrived.get(assign[t], ())])
 
 
-def _giant_targets(state: State) -> list[str]:
-    giant = _giant_square(state)
-    if giant is None:
+def _giant_targets(state: State, token: str) -> list[str]:
+    giant = _giant(state, token)
+    if giant is None or not giant["alive"]:
         return []
-    walls = _mask(state)
+    masks = _masks(state)
     true_los = _true(state)
+    at = giant["square"]
     squares = {state["heroes"][i]["square"] for i in _on_floor(state)}
-    return sorted((sq for sq in squares if in_sight(giant, sq, walls, true_los)), key=INDEX.__getitem__)
+    return sorted((sq for sq in squares if _sees(at, sq, masks, true_los)), key=SQUARE_ORDER.__getitem__)
 
 
-def _giant_attack(state: State, sq: str, events: list[Event]) -> None:
-    start = state["giant"]["square"]
-    state["giant"]["square"] = sq
+def _giant_attack(state: State, token: str, sq: str, events: list[Event]) -> None:
+    start = _token_square(state, token)
+    _set_square(state, token, sq)
     events.append(
-        Event(kind="giant", text=f"The giant sees a hero and charges from {start} to {sq}.", data={"to": sq})
+        Event(
+            kind="giant",
+            text=f"{_token_name(state, token)} sees a hero and charges from {start} to {sq}.",
+            data={"to": sq} if token == "giant" else {"to": sq, "giant": token},
+        )
     )
     _resolve_squares(state, [sq], events)
+    _arrive(state, [(token, sq)])
 
 
 def _rat_options(state: State) -> list[tuple[int, list[str]]]:
-    """For each rat group that moves: the first steps of its shortest ways to the one nearest hero."""
-    hero_squares = sorted({state["heroes"][i]["square"] for i in _on_floor(state)}, key=INDEX.__getitem__)
+    """For each rat group that moves: the first steps of its shortest ways to the one nearest hero on
+    its own board (rats smell along the floor only, never through a teleporter)."""
+    hero_squares = sorted(
+        {state["heroes"][i]["square"] for i in _on_floor(state)}, key=SQUARE_ORDER.__getitem__
+    )
     if not hero_squares:
         return []
-    walls = _mask(state)
-    maps = {sq: distances(sq, walls) for sq in hero_squares}
-    walled = set(state["walls"])
+    masks = _masks(state)
+    maps: dict[str, tuple[int, dict[str, int]]] = {}
+    for sq in hero_squares:
+        board, local = split(sq)
+        maps[sq] = (board, distances(local, masks[board]))
     out = []
     for g, group in enumerate(state["rats"]):
         at = group["square"]
         if at is None:
             continue
-        near = [(d[at], sq) for sq, d in maps.items() if at in d]
+        board, local = split(at)
+        near = [(d[local], sq) for sq, (b, d) in maps.items() if b == board and local in d]
         if not near:
             continue  # no hero to smell
         best = min(d for d, _ in near)
         targets = [sq for d, sq in near if d == best]
         if len(targets) > 1 or best == 0:
             continue  # torn between two heroes: the rats stay
-        dist = maps[targets[0]]
-        steps = [nb for edge, nb in NEIGHBOURS[at] if edge not in walled and dist.get(nb) == best - 1]
-        out.append((g, sorted(steps, key=INDEX.__getitem__)))
+        dist = maps[targets[0]][1]
+        mask = masks[board]
+        steps = [
+            on_board(board, nb)
+            for edge, nb in NEIGHBOURS[local]
+            if not EDGE_BIT[edge] & mask and dist.get(nb) == best - 1
+        ]
+        out.append((g, sorted(steps, key=SQUARE_ORDER.__getitem__)))
     return out
 
 
@@ -505,12 +673,27 @@ def _move_rats(state: State, steps: list[list[Any]], events: list[Event]) -> Non
                 data={"rats": g + 1, "from": start, "to": sq},
             )
         )
-    _resolve_squares(state, sorted(set(landed), key=INDEX.__getitem__), events)
+    _resolve_squares(state, sorted(set(landed), key=SQUARE_ORDER.__getitem__), events)
+    _arrive(state, [(f"rats{g + 1}", sq) for g, sq in steps])
+
+
+def _teleport(state: State, token: str, start: str, dest: str, events: list[Event]) -> None:
+    """A token steps through the teleporter on ``start`` and comes out on ``dest``, where whatever is
+    there meets it (a hero on a stairway escapes). It does not step on again from there."""
+    _set_square(state, token, dest)
+    events.append(
+        Event(
+            kind="teleport",
+            text=f"{_token_name(state, token)} steps into the teleporter on {start} and comes out on {dest}.",
+            data={"token": token, "from": start, "to": dest},
+        )
+    )
+    _resolve_squares(state, [dest], events)
 
 
 def _empty_edges(state: State) -> list[str]:
     taken = set(state["walls"])
-    return [e for e in EDGES if e not in taken]
+    return [e for e in edges_of(_boards(state)) if e not in taken]
 
 
 def _pending_options(state: State) -> list[str]:
@@ -533,15 +716,14 @@ def _choose(state: State, option: str, events: list[Event]) -> None:
         events.append(
             Event(
                 kind="choose",
-                text=f"{_who(seat)} sends {'the giant' if token == 'giant' else _token_name(token)} "
-                f"towards {option}.",
+                text=f"{_who(seat)} sends {_token_lower(state, token)} towards {option}.",
                 data={"seat": seat, "token": token, "square": option},
             )
         )
     elif kind == "attack":
-        state["agenda"].pop(0)
+        token = state["agenda"].pop(0)
         state["agenda"].insert(0, "settle")
-        _giant_attack(state, option, events)
+        _giant_attack(state, token, option, events)
     elif kind == "rats":
         plan = state["rat_plan"]
         g, _ = plan["ask"].pop(0)
@@ -556,9 +738,21 @@ def _choose(state: State, option: str, events: list[Event]) -> None:
                 data={"rats": g + 1, "to": option},
             )
         )
+    elif kind == "teleport":
+        token, start = pending["token"], pending["from"]
+        if option == start:
+            events.append(
+                Event(
+                    kind="choose",
+                    text=f"{_who(seat)} leaves {_token_lower(state, token)} on the teleporter on {start}.",
+                    data={"seat": seat, "token": token, "square": option},
+                )
+            )
+        else:
+            _teleport(state, token, start, option, events)
     elif kind == "crowd":
         state["crowd"].pop(0)
-        state["walls"] = sorted([*state["walls"], option], key=EDGE_ORDER.__getitem__)
+        state["walls"] = sorted([*state["walls"], option], key=ALL_EDGE_ORDER.__getitem__)
         state["pool"] -= 1
         events.append(
             Event(
@@ -571,11 +765,15 @@ def _choose(state: State, option: str, events: list[Event]) -> None:
 
 
 def _drop_bid(state: State) -> None:
-    """An unfinished bid or block goes to the discards (the cards were shown, so nothing is hidden)."""
+    """An unfinished bid or block goes to the discards (the cards were shown, so nothing is hidden); so
+    do cards set aside for a teleporter that was never placed."""
     bid = state["bid"]
     if bid is not None:
         state["discards"] = _sorted_cards(state["discards"] + bid["cards"] + bid["block"])
         state["bid"] = None
+    if state.get("charge") is not None:
+        state["discards"] = _sorted_cards(state["discards"] + state["charge"])
+        state["charge"] = None
 
 
 def _end(state: State, reason: str, events: list[Event]) -> None:
@@ -585,6 +783,8 @@ def _end(state: State, reason: str, events: list[Event]) -> None:
     state["agenda"] = []
     state["wave"] = state["rat_plan"] = state["crowd"] = None
     state["respawn"] = []
+    if _multi(state):
+        state["hops"] = []
     _drop_bid(state)
     scores = _scores(state)
     listed = ", ".join(f"{_who(s)} {p}" for s, p in enumerate(scores))
@@ -621,7 +821,7 @@ def _run(state: State, events: list[Event]) -> None:
             continue
         if state["respawn"]:
             g = state["respawn"][0]
-            options = sorted(set(state["stairways"]), key=INDEX.__getitem__)
+            options = sorted(set(state["stairways"]), key=SQUARE_ORDER.__getitem__)
             state["pending"] = {
                 "kind": "respawn",
                 "seat": state["current"],
@@ -629,12 +829,27 @@ def _run(state: State, events: list[Event]) -> None:
                 "options": options,
             }
             continue
+        if state.get("hops"):
+            token, start = state["hops"].pop(0)
+            if _token_square(state, token) != start:
+                continue  # killed, or moved on, since it arrived
+            # Staying (the token's own square) comes first: a seat that has left stays.
+            others = sorted((t for t in state["teleporters"] if t != start), key=SQUARE_ORDER.__getitem__)
+            if others:
+                state["pending"] = {
+                    "kind": "teleport",
+                    "seat": state["current"],
+                    "token": token,
+                    "from": start,
+                    "options": [start, *others],
+                }
+            continue
         agenda = state["agenda"]
         if not agenda:
             if state["current"] in state["eliminated"]:
                 # The player to move has left: its turn ends as if it had said "end", without the draw.
                 _drop_bid(state)
-                agenda.extend(["giant", "rats", "crowd", "next"])
+                agenda.extend(_monster_agenda(state))
                 continue
             return
         task = agenda[0]
@@ -642,15 +857,17 @@ def _run(state: State, events: list[Event]) -> None:
             return
         if task == "settle":
             _task_settle(state, events)
-        elif task == "giant":
-            targets = _giant_targets(state)
+        elif task.startswith("giant"):
+            targets = _giant_targets(state, task)
             if not targets:
                 agenda.pop(0)
             elif len(targets) == 1:
                 agenda[0] = "settle"
-                _giant_attack(state, targets[0], events)
+                _giant_attack(state, task, targets[0], events)
             else:
                 state["pending"] = {"kind": "attack", "seat": state["current"], "options": targets}
+                if task != "giant":
+                    state["pending"].update(token=task, **{"from": _token_square(state, task)})
         elif task == "rats":
             _task_rats(state, events)
         elif task == "crowd":
@@ -781,6 +998,56 @@ def _draw(state: State, seat: int, count: int, rng: random.Random, events: list[
         )
 
 
+_WALL_SIDE = {"H": "e", "C": "n"}  # hearts move north-south walls (…e), clubs east-west ones (…n)
+
+
+# --- the teleporter wonder: sets with the same number of cards of each suit -----------------------------
+def _suit_counts(cards: list[str]) -> dict[str, int]:
+    counts = dict.fromkeys(SUITS, 0)
+    for card in cards:
+        counts[card[0]] += 1
+    return counts
+
+
+def _balanced(cards: list[str]) -> bool:
+    """One card of each suit, or two of each, or three...: what claims and blocks the teleporter."""
+    counts = _suit_counts(cards)
+    return counts["H"] >= 1 and len(set(counts.values())) == 1
+
+
+def _best_set(put: list[str], hand: list[str]) -> int | None:
+    """The highest total a balanced set can reach from the cards ``put`` down and more from ``hand``;
+    None when no balanced set can be completed from them."""
+    counts = _suit_counts(put)
+    values = {s: sorted((_value(c) for c in hand if c[0] == s), reverse=True) for s in SUITS}
+    level = min(counts[s] + len(values[s]) for s in SUITS)
+    if level < max(1, *counts.values()):
+        return None
+    return sum(map(_value, put)) + sum(sum(values[s][: level - counts[s]]) for s in SUITS)
+
+
+def _set_cards(put: list[str], hand: list[str], need: int = 0) -> list[str]:
+    """The cards of ``hand`` that may go next into the set ``put``: those after which a balanced set
+    worth at least ``need`` can still be completed (so a bid or block is never stuck)."""
+    out = []
+    for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
+        rest = list(hand)
+        rest.remove(card)
+        best = _best_set([*put, card], rest)
+        if best is not None and best >= need:
+            out.append(card)
+    return out
+
+
+def _charge_starts(state: State, seat: int) -> list[str]:
+    """The cards the teleporter wonder's owner may start a teleporter with: any, when the hand holds
+    every suit and a square is still free of teleporters."""
+    hand = state["hands"][seat]
+    if len({c[0] for c in hand}) < len(SUITS) or len(state["teleporters"]) >= len(_game_squares(state)):
+        return []
+    return sorted(set(hand), key=CARD_ORDER.__getitem__)
+
+
 # --- moves: shapes and notation -----------------------------------------------------------------------
 def _card(text: Any) -> str:
     if not isinstance(text, str) or text not in CARD_ORDER:
@@ -789,13 +1056,16 @@ def _card(text: Any) -> str:
 
 
 def _square(text: Any) -> str:
-    if not isinstance(text, str) or text not in SQUARE_SET:
-        raise IllegalMove(f"{text!r} is not a square; squares run from a1 to h8.")
+    if not isinstance(text, str) or text not in SQUARE_ORDER:
+        raise IllegalMove(
+            f"{text!r} is not a square; squares run from a1 to h8 (2a1 to 2h8 on a second board, 3a1 to "
+            "3h8 on a third)."
+        )
     return text
 
 
 def _edge(text: Any) -> str:
-    edge = canonical_wall(text) if isinstance(text, str) else None
+    edge = canonical_edge(text) if isinstance(text, str) else None
     if edge is None or edge != text:
         raise IllegalMove(f"{text!r} is not a wall between two squares (such as c3e or c3n).")
     return edge
@@ -818,14 +1088,23 @@ def _shape(move: Any) -> str:
         if keys == {"bid"}:
             _card(move["bid"])
             return "bid"
-        if keys == {"claim"} and move["claim"] in SUIT_SET:
+        if keys == {"bid", "wonder"} and move["wonder"] == TELEPORTER:
+            _card(move["bid"])
+            return "bid_t"
+        if keys == {"charge"}:
+            _card(move["charge"])
+            return "charge"
+        if keys == {"teleporter"}:
+            _square(move["teleporter"])
+            return "teleporter"
+        if keys == {"claim"} and move["claim"] in WONDER_SET:
             return "claim"
         if keys == {"block"}:
             _card(move["block"])
             return "block"
         if keys == {"yield"} and move["yield"] is True:
             return "yield"
-        if keys == {"give", "to"} and move["give"] in SUIT_SET and type(move["to"]) is int:
+        if keys == {"give", "to"} and move["give"] in WONDER_SET and type(move["to"]) is int:
             return "give"
         if keys == {"choose"}:
             _square(move["choose"])
@@ -845,16 +1124,20 @@ _SUIT_WORDS = (
     (r"spades?|♠|♤", "s"),
 )
 _CARD = r"([hcds])\s*(10|[1-9]|a)"
-_SQ = r"([a-h][1-8])"
-_WALL = r"([a-h][1-8][nesw])"
+_SQ = r"([1-3]?[a-h][1-8])"  # a square of board 1, or with its board in front (2c3)
+_WALL = r"([1-3]?[a-h][1-8][nesw])"
+_WONDER = r"(?:the\s+)?([hcdst]|teleporter)(?:\s+wonder)?"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("wall_move", re.compile(rf"{_CARD}\s*[:,]?\s*{_WALL}\s*(?:-+>?|>|to)\s*({_WALL[1:-1]}|off)")),
     ("treasure_move", re.compile(rf"{_CARD}\s*(?:[:@,]|on|at)?\s*{_SQ}")),
+    ("bid_t", re.compile(rf"bid\s*{_CARD}\s*(?:for|on|to)?\s*(?:the\s+)?(?:t|teleporter)(?:\s+wonder)?")),
     ("bid", re.compile(rf"bid\s*{_CARD}")),
-    ("claim", re.compile(r"claim\s*([hcds])(?:\s+[\d+ ]*)?")),
+    ("charge", re.compile(rf"charge\s*{_CARD}")),
+    ("teleporter", re.compile(rf"(?:teleporter|tp)\s*(?:on|at|@)?\s*{_SQ}")),
+    ("claim", re.compile(rf"claim\s*{_WONDER}(?:\s+[\d+ ]*)?")),
     ("block", re.compile(rf"block\s*{_CARD}")),
     ("yield", re.compile(r"yield|pass")),
-    ("give", re.compile(r"give\s*([hcds])\s+(?:to\s+)?(\w+)")),
+    ("give", re.compile(rf"give\s*{_WONDER}\s+(?:to\s+)?(\w+)")),
     ("choose", re.compile(rf"(?:choose|go|to)?\s*{_SQ}")),
     ("place", re.compile(rf"(?:wall|place|add)\s*{_WALL}")),
     ("end", re.compile(r"end(?:\s+(?:of\s+)?turn)?|done")),
@@ -872,11 +1155,31 @@ def _seat_of(word: str) -> int:
     raise IllegalMove(f"{word!r} is not a seat; name it by its colour ({', '.join(names[:4])}).")
 
 
-def _wall_text(text: str) -> str:
-    edge = canonical_wall(text)
+def _wall_text(text: str, board: int | None = None) -> str:
+    """A wall's canonical name; ``board`` is the board of a wall given without one (a wall's destination
+    is on the wall's own board)."""
+    if board is not None and not text[0].isdigit():
+        text = f"{board + 1}{text}"
+    edge = canonical_edge(text)
     if edge is None:
         raise IllegalMove(f"{text} is not a wall between two squares; the rim of the board holds no walls.")
     return edge
+
+
+def _square_text(text: str) -> str:
+    sq = canonical_square(text)
+    if sq is None:
+        raise IllegalMove(f"{text} is not a square of boards 1 to {MAX_BOARDS}.")
+    return sq
+
+
+def _wonder_text(text: str) -> str:
+    return TELEPORTER if text == "teleporter" else text.upper()
+
+
+def _layout_invalid(reasons: list[str]) -> OptionsInvalid:
+    """A refused custom layout: every reason, about the option ``layout_json``."""
+    return OptionsInvalid(reasons, option="layout_json", label="Layout")
 
 
 # --- the engine ---------------------------------------------------------------------------------------
@@ -912,13 +1215,45 @@ class Stairways(Engine):
             choices={"no": "No", "yes": "Yes: new walls every turn, growing draws"},
             default="no",
         ),
+        "boards": Option(
+            label="Multiple Boards and Teleporters",
+            choices={
+                "1": "One board",
+                "2": "Two boards and the teleporter wonder",
+                "3": "Three boards and the teleporter wonder",
+            },
+            default="1",
+        ),
+    }
+    text_options: ClassVar[dict[str, TextOption]] = {
+        "layout_json": TextOption(
+            label="Custom layout",
+            help="Leave empty for the preset above. JSON: walls, stairways (one per seat), heroes, giant, "
+            "rats, and for more boards a list of further boards with their own walls and pieces.",
+            editor="stairways-layout",
+        )
     }
     svg = svg_module
+
+    def option_examples(self, name: str, *, seats: int) -> dict[str, str]:
+        """Every preset for ``seats`` players, with each piece set and one to three boards, as layout
+        JSON for the layout editor to start from."""
+        if name != "layout_json":
+            return {}
+        out = {}
+        for layout, title in PRESETS.items():
+            for pieces, label in PIECE_SETS.items():
+                for boards in range(1, MAX_BOARDS + 1):
+                    more = "" if boards == 1 else f", {boards} boards"
+                    text = json.dumps(preset(layout, seats, pieces, boards))
+                    out[f"{title.split(':')[0]}, {label.split(':')[0].lower()}{more}"] = text
+        return out
 
     # --- setup -------------------------------------------------------------------------------------
     def resolve_options(self, options: dict[str, str] | None, *, seats: int | None = None) -> dict[str, str]:
         """As the base class, plus ``layout_json``: a custom layout as JSON text, which sets the layout
-        to "custom" (the presets' piece sets do not apply to it)."""
+        to "custom" (the presets' piece sets do not apply to it) and the number of boards to its own
+        (one, plus the further boards it lists)."""
         given = dict(options or {})
         text = given.pop("layout_json", None)
         custom = given.get("layout") == "custom"
@@ -927,36 +1262,50 @@ class Stairways(Engine):
         resolved = super().resolve_options(given, seats=seats)
         if text is None:
             if custom:
-                raise ValueError("Layout: a custom layout needs its JSON text in layout_json.")
+                raise _layout_invalid(["a custom layout needs its JSON text in layout_json."])
             return resolved
         if not isinstance(text, str):
-            raise ValueError("Layout: layout_json must be JSON text.")
+            raise _layout_invalid(["layout_json must be JSON text."])
         try:
             layout = json.loads(text)
         except ValueError as exc:
-            raise ValueError(f"Layout: the custom layout is not valid JSON ({exc}).") from None
+            raise _layout_invalid([f"the custom layout is not valid JSON ({exc})."]) from None
         errors = layout_validate(layout, seats)
         if errors:
-            raise ValueError("Layout: " + " ".join(errors))
+            raise _layout_invalid(errors)
         resolved["layout"] = "custom"
+        resolved["boards"] = str(board_count(layout))
         resolved["layout_json"] = json.dumps(normalised(layout), sort_keys=True)
         return resolved
 
     def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
         resolved = self.resolve_options(options, seats=seats)
+        boards = int(resolved["boards"])
         if resolved["layout"] == "custom":
             layout = json.loads(resolved["layout_json"])
         else:
-            layout = preset(resolved["layout"], seats, resolved["pieces"])
+            layout = preset(resolved["layout"], seats, resolved["pieces"], boards)
         deck = [c for c in CARDS for _ in range(COPIES)]
         rng.shuffle(deck)
         hands = [_sorted_cards(deck[k * HAND_SIZE : (k + 1) * HAND_SIZE]) for k in range(seats)]
-        mortal = resolved["mortal_giant"] == "yes"
-        giant = None
-        if layout["giant"] is not None:
-            start = GIANT_START if mortal else 0
-            giant = {"square": layout["giant"], "alive": True, "jewels": start, "swords": start}
-        return {
+        start = GIANT_START if resolved["mortal_giant"] == "yes" else 0
+
+        def giant_on(sq: str | None) -> dict[str, Any] | None:
+            return None if sq is None else {"square": sq, "alive": True, "jewels": start, "swords": start}
+
+        # The further boards' walls and pieces, named on their own boards (2c3...), after board 1's.
+        extra = layout.get("boards", [])
+        walls = [*layout["walls"], *(on_board(k + 1, w) for k, b in enumerate(extra) for w in b["walls"])]
+        heroes = [
+            *layout["heroes"],
+            *(on_board(k + 1, sq) for k, b in enumerate(extra) for sq in b["heroes"]),
+        ]
+        rats = [*layout["rats"]] + [
+            {"square": on_board(k + 1, r["square"]), "size": r["size"]}
+            for k, b in enumerate(extra)
+            for r in b["rats"]
+        ]
+        state = {
             "seats": seats,
             "options": resolved,
             "layout": layout["name"],
@@ -964,16 +1313,15 @@ class Stairways(Engine):
             "current": 0,
             "turns": [1] + [0] * (seats - 1),
             "quiet": 0,
-            "floor_at_start": len(layout["heroes"]),
-            "walls": sorted(layout["walls"], key=EDGE_ORDER.__getitem__),
-            "pool": CROWD_POOL if resolved["crowded"] == "yes" else 0,
+            "floor_at_start": len(heroes),
+            "walls": sorted(walls, key=ALL_EDGE_ORDER.__getitem__),
+            "pool": CROWD_POOL * boards if resolved["crowded"] == "yes" else 0,
             "stairways": list(layout["stairways"]),
             "heroes": [
-                {"square": sq, "fate": "floor", "jewels": 0, "swords": 0, "stairway": None}
-                for sq in layout["heroes"]
+                {"square": sq, "fate": "floor", "jewels": 0, "swords": 0, "stairway": None} for sq in heroes
             ],
-            "giant": giant,
-            "rats": [{"square": r["square"], "size": r["size"]} for r in layout["rats"]],
+            "giant": giant_on(layout["giant"]),
+            "rats": [{"square": r["square"], "size": r["size"]} for r in rats],
             "treasure": {},
             "wonders": dict.fromkeys(SUITS),
             "hands": hands,
@@ -990,6 +1338,19 @@ class Stairways(Engine):
             "last": None,
             "end_reason": None,
         }
+        if boards > 1:
+            # The variant's own keys (a one-board game's state reads as it always has): the further
+            # boards' giants (None where a board has none), the teleporters, the tokens waiting to be
+            # sent on through one, the cards set aside for a teleporter, and the fifth wonder.
+            state["giants"] = [
+                giant_on(None if b["giant"] is None else on_board(k + 1, b["giant"]))
+                for k, b in enumerate(extra)
+            ]
+            state["teleporters"] = []
+            state["hops"] = []
+            state["charge"] = None
+            state["wonders"][TELEPORTER] = None
+        return state
 
     # --- whose input is awaited ---------------------------------------------------------------------
     def actors(self, state: State) -> frozenset[int]:
@@ -1023,12 +1384,27 @@ class Stairways(Engine):
         if kind == "play":
             return self._play_moves(state, seat)
         if kind == "bidding":
-            suit = state["bid"]["suit"]
+            bid = state["bid"]
+            suit = bid["suit"]
+            if suit == TELEPORTER:
+                more: list[Move] = [{"bid": c, "wonder": TELEPORTER} for c in _set_cards(bid["cards"], hand)]
+                return [*more, *([{"claim": TELEPORTER}] if _balanced(bid["cards"]) else [])]
             cards = sorted({c for c in hand if c[0] == suit}, key=CARD_ORDER.__getitem__)
             return [*({"bid": c} for c in cards), {"claim": suit}]
+        if kind == "charging":
+            charge = state["charge"]
+            if len(charge) == len(SUITS):
+                taken = set(state["teleporters"])
+                return [{"teleporter": sq} for sq in _game_squares(state) if sq not in taken]
+            have = {c[0] for c in charge}
+            return [{"charge": c} for c in sorted(set(hand), key=CARD_ORDER.__getitem__) if c[0] not in have]
         if kind == "response":
             bid = state["bid"]
             suit = bid["suit"]
+            if suit == TELEPORTER:
+                total = sum(map(_value, bid["cards"]))
+                blocks: list[Move] = [{"block": c} for c in _set_cards(bid["block"], hand, total)]
+                return [*blocks, {"yield": True}]
             need = sum(map(_value, bid["cards"])) - sum(map(_value, bid["block"]))
             mine = [c for c in hand if c[0] == suit]
             moves: list[Move] = []
@@ -1056,7 +1432,12 @@ class Stairways(Engine):
             if suit not in effects:
                 effects[suit] = self._effects(state, suit, restricted)
             moves.extend({"play": card, **effect} for effect in effects[suit])
-        for suit in SUITS:
+        if TELEPORTER in state["wonders"]:
+            if TELEPORTER in owned:
+                moves.extend({"charge": c} for c in _charge_starts(state, seat))
+            else:
+                moves.extend({"bid": c, "wonder": TELEPORTER} for c in _set_cards([], state["hands"][seat]))
+        for suit in (*SUITS, TELEPORTER):
             if suit in owned:
                 moves.extend({"give": suit, "to": other} for other in _active(state) if other != seat)
         moves.append({"end": True})
@@ -1066,42 +1447,45 @@ class Stairways(Engine):
         """What a card of ``suit`` can do now: wall moves or treasure squares."""
         out: list[dict[str, str]] = []
         if suit in "HC":
-            kind = NORTH_SOUTH if suit == "H" else EAST_WEST
+            side = _WALL_SIDE[suit]
             taken = set(state["walls"])
             crowded = state["options"]["crowded"] == "yes"
             for wall in state["walls"]:
-                if wall not in kind:
+                if wall[-1] != side:
                     continue
-                for dest, _, _ in WALL_MOVES[wall]:
+                for dest, _, _ in ALL_WALL_MOVES[wall]:
                     if dest not in taken:
                         out.append({"wall": wall, "to": dest})
-                if crowded and SLIDES_OFF[wall]:
+                if crowded and SLIDES_OFF[split(wall)[1]]:
                     out.append({"wall": wall, "to": "off"})
         else:
-            blocked = {state["heroes"][i]["square"] for i in _on_floor(state)}
-            giant = _giant_square(state)
-            if giant is not None:
-                blocked.add(giant)
-            out = [{"square": sq} for sq in SQUARES if sq not in blocked]
+            blocked = {state["heroes"][i]["square"] for i in _on_floor(state)} | _giant_squares(state)
+            out = [{"square": sq} for sq in _game_squares(state) if sq not in blocked]
         if restricted:
-            out = [e for e in out if self._effect_is_safe(state, suit, e)]
+            masks = _masks(state)
+            out = [e for e in out if self._effect_is_safe(state, suit, e, masks)]
         return out
 
     # The first-turn rule: no move of the player whose first turn it is may put a hero on a stairway,
     # counting everything the move sets off up to the end of its chain, through the player's own
     # choices (a move is allowed when some way of making them keeps every hero off the stairways).
-    def _effect_is_safe(self, state: State, suit: str, effect: dict[str, str]) -> bool:
+    def _effect_is_safe(
+        self, state: State, suit: str, effect: dict[str, str], walls: list[int] | None = None
+    ) -> bool:
         # Cheap screen first: only a hero that is pushed or comes to see treasure can move at all (the
         # giant running to treasure moves no hero), so without one there is nothing to simulate.
         true_los = _true(state)
         heroes = {i: state["heroes"][i]["square"] for i in _on_floor(state)}
+        masks = list(walls) if walls is not None else _masks(state)  # a copy: a wall move changes it
         if suit in "DS":
-            walls = _mask(state)
             targets = [effect["square"]]
         else:
             wall, dest = effect["wall"], effect["to"]
-            walls = _mask(state) & ~EDGE_BIT[wall] | (0 if dest == "off" else EDGE_BIT[dest])
-            for to, swept, pushed in WALL_MOVES[wall]:
+            board, local = split(wall)
+            masks[board] &= ~EDGE_BIT[local]
+            if dest != "off":
+                masks[board] |= EDGE_BIT[split(dest)[1]]
+            for to, swept, pushed in ALL_WALL_MOVES[wall]:
                 if to == dest and swept is not None:
                     for i, sq in heroes.items():
                         if sq == swept:
@@ -1109,7 +1493,7 @@ class Stairways(Engine):
                                 return False
                             heroes[i] = pushed
             targets = list(state["treasure"])
-        if not any(in_sight(h, t, walls, true_los) for h in heroes.values() for t in targets):
+        if not any(_sees(h, t, masks, true_los) for h in heroes.values() for t in targets):
             return True
         card = next(c for c in CARDS if c[0] == suit)
         after = _copy(state)
@@ -1150,7 +1534,13 @@ class Stairways(Engine):
         if shape in ("wall_move", "treasure_move"):
             self._do_card(new, seat, move, events, discard=True)
         elif shape == "bid":
-            self._do_bid(new, seat, move["bid"], events)
+            self._do_bid(new, seat, move["bid"], move["bid"][0], events)
+        elif shape == "bid_t":
+            self._do_bid(new, seat, move["bid"], TELEPORTER, events)
+        elif shape == "charge":
+            self._do_charge(new, seat, move["charge"], events)
+        elif shape == "teleporter":
+            self._do_teleporter(new, seat, move["teleporter"], events)
         elif shape == "claim":
             self._do_claim(new, seat, events)
         elif shape == "block":
@@ -1169,7 +1559,7 @@ class Stairways(Engine):
         elif shape in ("choose", "place"):
             _choose(new, move.get("choose", move.get("place")), events)
         else:  # end
-            new["agenda"] = ["draw", "giant", "rats", "crowd", "next"]
+            new["agenda"] = ["draw", *_monster_agenda(new)]
             events.append(Event(kind="end_turn", text=f"{_who(seat)} ends the turn.", data={"seat": seat}))
         new["last"] = {"seat": seat, "text": text}
         _run(new, events)
@@ -1185,9 +1575,20 @@ class Stairways(Engine):
         if shape == "bid":
             card = move["bid"]
             return card in state["hands"][seat] and state["wonders"][card[0]] != seat
+        if shape == "bid_t":
+            wonders = state["wonders"]
+            return (
+                TELEPORTER in wonders
+                and wonders[TELEPORTER] != seat
+                and move["bid"] in _set_cards([], state["hands"][seat])
+            )
+        if shape == "charge":
+            return state["wonders"].get(TELEPORTER) == seat and move["charge"] in _charge_starts(state, seat)
         if shape == "give":
             return (
-                state["wonders"][move["give"]] == seat and move["to"] in _active(state) and move["to"] != seat
+                state["wonders"].get(move["give"], -1) == seat
+                and move["to"] in _active(state)
+                and move["to"] != seat
             )
         if shape not in ("wall_move", "treasure_move"):
             return False
@@ -1198,23 +1599,44 @@ class Stairways(Engine):
         effect = {k: v for k, v in move.items() if k != "play"}
         if suit in "HC":
             wall, dest = move.get("wall"), move.get("to")
-            if wall not in state["walls"] or wall not in (NORTH_SOUTH if suit == "H" else EAST_WEST):
+            if wall not in state["walls"] or wall[-1] != _WALL_SIDE[suit]:
                 return False
             if dest == "off":
-                ok = state["options"]["crowded"] == "yes" and SLIDES_OFF[wall]
+                ok = state["options"]["crowded"] == "yes" and SLIDES_OFF[split(wall)[1]]
             else:
-                ok = dest not in state["walls"] and any(d == dest for d, _, _ in WALL_MOVES[wall])
+                ok = dest not in state["walls"] and any(d == dest for d, _, _ in ALL_WALL_MOVES[wall])
         else:
             sq = move.get("square")
-            ok = sq is not None and sq != _giant_square(state) and not _heroes_at(state, sq)
+            ok = (
+                split(sq)[0] < _boards(state)
+                and sq not in _giant_squares(state)
+                and not _heroes_at(state, sq)
+            )
         return ok and (not _first_turn(state) or self._effect_is_safe(state, suit, effect))
 
     def _why_not(self, state: State, seat: int, shape: str, move: Move) -> str:
         kind, _ = _awaiting(state)
         if kind == "response" and shape not in ("block", "yield"):
             return "Answer the claim first: block it with cards of its suit, or yield."
+        if kind == "bidding" and state["bid"]["suit"] == TELEPORTER:
+            if shape == "claim" and move["claim"] == TELEPORTER:
+                return "A bid for the teleporter wonder needs the same number of cards of each suit."
+            if shape != "bid_t":
+                return (
+                    "Finish your bid for the teleporter wonder first: add cards (bid H2 for T), or claim T."
+                )
+            return "That card would leave a bid with the same number of cards of each suit out of reach."
         if kind == "bidding" and shape not in ("bid", "claim"):
             return f"Finish your bid first: add cards of its suit, or claim {state['bid']['suit']}."
+        if kind == "charging":
+            if len(state["charge"]) == len(SUITS):
+                return "Put your teleporter on a square without one first (teleporter 2c3)."
+            return "Set aside a card of each suit for your teleporter first (charge H2)."
+        if kind == "response" and state["bid"]["suit"] == TELEPORTER and shape == "block":
+            return (
+                "A block of the teleporter wonder must become a set with the same number of cards of each "
+                "suit worth at least the bid; that card cannot lead to one."
+            )
         if kind in CHOICES and shape != "choose":
             return f"Choose a square first: {', '.join(state['pending']['options'])}."
         if kind == "crowd" and shape != "place":
@@ -1229,17 +1651,32 @@ class Stairways(Engine):
                 wall = move["wall"]
                 if wall not in state["walls"]:
                     return f"There is no wall on {wall}."
-                if (card[0] == "H") != (wall in NORTH_SOUTH):
+                if (card[0] == "H") != wall.endswith("e"):
                     return "Hearts move north-south walls (…e); clubs move east-west walls (…n)."
                 return f"The wall on {wall} cannot move to {move['to']}."
             if shape == "treasure_move" and card[0] in "HC":
                 return "Hearts and clubs move walls; diamonds and spades place treasure."
+            if shape == "treasure_move" and split(move["square"])[0] >= _boards(state):
+                return f"{move['square']} is not a square of this game's boards."
             if _first_turn(state) and shape in ("wall_move", "treasure_move"):
                 return "No hero may reach a stairway during its player's first turn."
             if shape == "treasure_move":
                 return f"Treasure may not be placed on {move['square']}: a hero or the giant stands there."
             if shape == "bid" and state["wonders"][card[0]] == seat:
                 return "You already own that wonder."
+        names_t = TELEPORTER in (move.get("claim"), move.get("give"))
+        if (shape in ("bid_t", "charge", "teleporter") or names_t) and not _multi(state):
+            return "The teleporter wonder is only in play with several boards."
+        if shape == "bid_t":
+            if move["bid"] not in state["hands"][seat]:
+                return f"You do not hold {move['bid']}."
+            if state["wonders"][TELEPORTER] == seat:
+                return "You already own that wonder."
+            return "Bidding for the teleporter wonder needs a card of each suit in your hand."
+        if shape == "charge":
+            if state["wonders"][TELEPORTER] != seat:
+                return "You need the teleporter wonder to place a teleporter."
+            return "A teleporter takes one card of each suit from your hand."
         if kind in CHOICES and _first_turn(state):
             return "No hero may reach a stairway during its player's first turn."
         return f"That move is not possible now. {MOVE_HINT}"
@@ -1266,20 +1703,20 @@ class Stairways(Engine):
             else:
                 walls.append(dest)
                 text = f"{_who(seat)} plays {card}: the wall on {wall} moves to {dest}."
-            state["walls"] = sorted(walls, key=EDGE_ORDER.__getitem__)
+            state["walls"] = sorted(walls, key=ALL_EDGE_ORDER.__getitem__)
             events.append(Event(kind="wall", text=text, data={"wall": wall, "to": dest}))
-            for to, swept, pushed in WALL_MOVES[wall]:
+            for to, swept, pushed in ALL_WALL_MOVES[wall]:
                 if to == dest and swept is not None and pushed is not None:
                     _push(state, swept, pushed, events)
         state["agenda"] = ["settle"]
 
-    def _do_bid(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+    def _do_bid(self, state: State, seat: int, card: str, wonder: str, events: list[Event]) -> None:
         state["hands"][seat].remove(card)
         bid = state["bid"]
         if bid is None:
             bid = state["bid"] = {
                 "seat": seat,
-                "suit": card[0],
+                "suit": wonder,
                 "cards": [],
                 "stage": "bidding",
                 "owner": None,
@@ -1290,7 +1727,7 @@ class Stairways(Engine):
         events.append(
             Event(
                 kind="bid",
-                text=f"{_who(seat)} bids {card} for the {SUIT_ONE[card[0]]} wonder (bid now {total}).",
+                text=f"{_who(seat)} bids {card} for the {SUIT_ONE[wonder]} wonder (bid now {total}).",
                 data={"seat": seat, "card": card, "total": total},
             )
         )
@@ -1314,11 +1751,14 @@ class Stairways(Engine):
             return
         bid["stage"] = "response"
         bid["owner"] = owner
+        cards = (
+            "a set of one card of each suit (or two of each...)" if suit == TELEPORTER else SUIT_WORDS[suit]
+        )
         events.append(
             Event(
                 kind="claim",
                 text=f"{_who(seat)} bids {total} for {_who(owner)}'s {SUIT_ONE[suit]} wonder; "
-                f"{_who(owner)} may block with {SUIT_WORDS[suit]} worth {total} or more.",
+                f"{_who(owner)} may block with {cards} worth {total} or more.",
                 data={"seat": seat, "suit": suit, "total": total, "owner": owner},
             )
         )
@@ -1329,7 +1769,7 @@ class Stairways(Engine):
         bid["block"] = _sorted_cards([*bid["block"], card])
         total = sum(map(_value, bid["cards"]))
         blocked = sum(map(_value, bid["block"]))
-        if blocked < total:
+        if blocked < total or (bid["suit"] == TELEPORTER and not _balanced(bid["block"])):
             events.append(
                 Event(
                     kind="block",
@@ -1346,6 +1786,30 @@ class Stairways(Engine):
                 text=f"{_who(seat)} adds {card} and blocks with {blocked} against {total}: "
                 f"the {SUIT_ONE[bid['suit']]} wonder stays.",
                 data={"seat": seat, "card": card, "blocked": True},
+            )
+        )
+
+    def _do_charge(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+        state["hands"][seat].remove(card)
+        state["charge"] = _sorted_cards([*(state["charge"] or []), card])
+        events.append(
+            Event(
+                kind="charge",
+                text=f"{_who(seat)} sets {card} aside for a teleporter ({len(state['charge'])} of 4).",
+                data={"seat": seat, "card": card},
+            )
+        )
+
+    def _do_teleporter(self, state: State, seat: int, sq: str, events: list[Event]) -> None:
+        cards = state["charge"]
+        state["discards"] = _sorted_cards(state["discards"] + cards)
+        state["charge"] = None
+        state["teleporters"] = sorted([*state["teleporters"], sq], key=SQUARE_ORDER.__getitem__)
+        events.append(
+            Event(
+                kind="teleporter",
+                text=f"{_who(seat)} plays {', '.join(cards)}: a teleporter on {sq}.",
+                data={"seat": seat, "square": sq, "cards": list(cards)},
             )
         )
 
@@ -1374,20 +1838,25 @@ class Stairways(Engine):
             if m is None:
                 continue
             if kind == "wall_move":
-                dest = m[4] if m[4] == "off" else _wall_text(m[4])
-                return {"play": _card_text(m[1], m[2]), "wall": _wall_text(m[3]), "to": dest}
+                wall = _wall_text(m[3])
+                dest = m[4] if m[4] == "off" else _wall_text(m[4], split(wall)[0])
+                return {"play": _card_text(m[1], m[2]), "wall": wall, "to": dest}
             if kind == "treasure_move":
-                return {"play": _card_text(m[1], m[2]), "square": m[3]}
-            if kind in ("bid", "block"):
+                return {"play": _card_text(m[1], m[2]), "square": _square_text(m[3])}
+            if kind in ("bid", "block", "charge"):
                 return {kind: _card_text(m[1], m[2])}
+            if kind == "bid_t":
+                return {"bid": _card_text(m[1], m[2]), "wonder": TELEPORTER}
+            if kind == "teleporter":
+                return {"teleporter": _square_text(m[1])}
             if kind == "claim":
-                return {"claim": m[1].upper()}
+                return {"claim": _wonder_text(m[1])}
             if kind == "yield":
                 return {"yield": True}
             if kind == "give":
-                return {"give": m[1].upper(), "to": _seat_of(m[2])}
+                return {"give": _wonder_text(m[1]), "to": _seat_of(m[2])}
             if kind == "choose":
-                return {"choose": m[1]}
+                return {"choose": _square_text(m[1])}
             if kind == "place":
                 return {"place": _wall_text(m[1])}
             return {"end": True}
@@ -1399,8 +1868,12 @@ class Stairways(Engine):
             return f"{move['play']} {move['wall']}-{move['to']}"
         if shape == "treasure_move":
             return f"{move['play']} {move['square']}"
-        if shape in ("bid", "block"):
+        if shape in ("bid", "block", "charge"):
             return f"{shape} {move[shape]}"
+        if shape == "bid_t":
+            return f"bid {move['bid']} for T"
+        if shape == "teleporter":
+            return f"teleporter {move['teleporter']}"
         if shape == "claim":
             return f"claim {move['claim']}"
         if shape == "yield":
@@ -1422,6 +1895,14 @@ class Stairways(Engine):
             return [f"card-{move['play']}", f"sq-{move['square']}"]
         if shape == "bid":
             return [f"wonder-{move['bid'][0]}", f"card-{move['bid']}"]
+        if shape == "bid_t":
+            # Only a seat that does not own the teleporter wonder bids for it, only its owner charges
+            # one: the same clicks never stand for both at once.
+            return [f"wonder-{TELEPORTER}", f"card-{move['bid']}"]
+        if shape == "charge":
+            return [f"wonder-{TELEPORTER}", f"card-{move['charge']}"]
+        if shape == "teleporter":
+            return [f"sq-{move['teleporter']}"]
         if shape == "claim":
             return ["claim"]
         if shape == "block":
@@ -1443,7 +1924,7 @@ class Stairways(Engine):
         pending = state["pending"]
         options = {k: v for k, v in state["options"].items() if k != "layout_json"}
         giant = state["giant"]
-        return {
+        view = {
             "game": self.slug,
             "size": 8,
             "seats": state["seats"],
@@ -1464,7 +1945,7 @@ class Stairways(Engine):
             "rats": [{"number": g + 1, **r} for g, r in enumerate(state["rats"])],
             "treasure": {
                 sq: {"jewels": t[0], "swords": t[1]}
-                for sq, t in sorted(state["treasure"].items(), key=lambda i: INDEX[i[0]])
+                for sq, t in sorted(state["treasure"].items(), key=lambda i: SQUARE_ORDER[i[0]])
             },
             "wonders": dict(state["wonders"]),
             "hand_sizes": [len(h) for h in state["hands"]],
@@ -1489,6 +1970,15 @@ class Stairways(Engine):
             "last": None if state["last"] is None else dict(state["last"]),
             "end_reason": state["end_reason"],
         }
+        if _multi(state):
+            # Cards set aside for a teleporter lie face up, as bids do.
+            view.update(
+                boards=_boards(state),
+                giants=[None if g is None else dict(g) for g in state["giants"]],
+                teleporters=list(state["teleporters"]),
+                charge=None if state["charge"] is None else list(state["charge"]),
+            )
+        return view
 
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         if not 0 <= seat < state["seats"]:
@@ -1521,7 +2011,7 @@ class Stairways(Engine):
 
     def skip(self, state: State, seat: int, rng: random.Random) -> tuple[State, list[Event]]:
         """A seat out of time: a response yields, a decision is made at random among its options, and a
-        turn ends (an unfinished bid is lost to the discards)."""
+        turn ends (an unfinished bid, or cards set aside for a teleporter, are lost to the discards)."""
         if seat not in self.actors(state):
             raise IllegalMove("It is not that seat's turn.")
         kind, _ = _awaiting(state)
@@ -1539,12 +2029,20 @@ class Stairways(Engine):
         new = _copy(state)
         events = [note]
         bid = new["bid"]
+        charge = new.get("charge")
+        _drop_bid(new)
         if bid is not None:
-            _drop_bid(new)
             events.append(
                 Event(kind="bid", text=f"The unfinished bid ({', '.join(bid['cards'])}) is discarded.")
             )
-        new["agenda"] = ["draw", "giant", "rats", "crowd", "next"]
+        if charge is not None:
+            events.append(
+                Event(
+                    kind="charge",
+                    text=f"The cards set aside for a teleporter ({', '.join(charge)}) are discarded.",
+                )
+            )
+        new["agenda"] = ["draw", *_monster_agenda(new)]
         events.append(Event(kind="end_turn", text=f"{_who(seat)}'s turn ends.", data={"seat": seat}))
         _run(new, events)
         return new, events

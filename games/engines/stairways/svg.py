@@ -7,6 +7,11 @@ everybody else's as a count. Every interpolated value is escaped; equal views gi
 Click targets (``interactive``): ``sq-<square>``, ``wall-<wall>`` on walls, ``edge-<edge>`` on empty
 edges, ``card-<card>``, ``wonder-<suit>``, ``give-<seat>`` and the buttons ``end``, ``claim``, ``yield``
 and ``off`` (a wall sliding off the board in the crowded variant).
+
+With several boards (the Multiple Boards variant) the boards stand side by side, board 1 (the one with
+the stairways) on the left, under a row of board titles; squares and walls of board k >= 2 carry k in
+front of their names (``sq-2c3``, ``wall-2c3e``), so every target stays unique. Teleporters are violet
+rings on their squares, and the strip gets a fifth wonder, ``wonder-T``.
 """
 
 from __future__ import annotations
@@ -29,8 +34,11 @@ FLOOR = "#EFE6D2"
 GRID = "#C9BC9F"
 INK = "#1B1B1B"
 WALL = "#5B4636"
-SUIT_SYMBOL = {"H": "\u2665", "C": "\u2663", "D": "\u2666", "S": "\u2660"}
-SUIT_INK = {"H": "#B3261E", "C": INK, "D": "#B3261E", "S": INK}
+SUIT_SYMBOL = {"H": "\u2665", "C": "\u2663", "D": "\u2666", "S": "\u2660", "T": "\u25ce"}
+SUIT_INK = {"H": "#B3261E", "C": INK, "D": "#B3261E", "S": INK, "T": "#6A3D9A"}
+PORTAL = "#6A3D9A"
+WONDER_NAME = {"T": "teleporter"}  # the suits' wonders are labelled by their letter, as they always were
+TITLE = 24  # height of the row of board titles when there are several boards
 HIT_INSET = 6
 HIT_HALF = 7
 
@@ -46,16 +54,29 @@ STYLE = (
 )
 
 
-def _corner(sq: str) -> tuple[int, int] | None:
-    """Top-left corner of a square's cell; None for anything that is not a square."""
+def _split(name: str) -> tuple[int, str]:
+    """(board index from 0, name on that board): ``2c3`` is c3 of board 2."""
+    if name[:1].isdigit():
+        return int(name[0]) - 1, name[1:]
+    return 0, name
+
+
+def _on_board(board: int, local: str) -> str:
+    return local if board == 0 else f"{board + 1}{local}"
+
+
+def _corner(sq: str, top: int = 0) -> tuple[int, int] | None:
+    """Top-left corner of a square's cell (boards side by side, ``top`` above them all); None for
+    anything that is not a square."""
+    board, sq = _split(sq)
     if len(sq) != 2 or sq[0] not in FILES or not sq[1].isdigit() or not 1 <= int(sq[1]) <= SIZE:
         return None
     x, y = FILES.index(sq[0]), int(sq[1]) - 1
-    return MARGIN + x * CELL, MARGIN + (SIZE - 1 - y) * CELL
+    return board * BOARD + MARGIN + x * CELL, top + MARGIN + (SIZE - 1 - y) * CELL
 
 
-def _edge_line(edge: str) -> tuple[int, int, int, int] | None:
-    corner = _corner(edge[:-1])
+def _edge_line(edge: str, top: int = 0) -> tuple[int, int, int, int] | None:
+    corner = _corner(edge[:-1], top)
     if corner is None or edge[-1:] not in ("n", "e"):
         return None
     x, y = corner
@@ -76,8 +97,8 @@ def _interior_edges() -> list[str]:
     return out
 
 
-def _band(edge: str) -> tuple[float, float, float, float]:
-    x1, y1, x2, y2 = _edge_line(edge) or (0, 0, 0, 0)
+def _band(edge: str, top: int = 0) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = _edge_line(edge, top) or (0, 0, 0, 0)
     if y1 == y2:
         return x1 + HIT_INSET, y1 - HIT_HALF, x2 - x1 - 2 * HIT_INSET, 2 * HIT_HALF
     return x1 - HIT_HALF, y1 + HIT_INSET, 2 * HIT_HALF, y2 - y1 - 2 * HIT_INSET
@@ -118,11 +139,14 @@ def _pieces(view: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
         if hero.get("fate") == "floor" and hero.get("square"):
             note = _carried(hero.get("jewels", 0), hero.get("swords", 0))
             out.setdefault(hero["square"], []).append(("hero", str(hero["number"]), note))
-    giant = view.get("giant")
-    if giant and giant.get("alive") and giant.get("square"):
-        mortal = view.get("options", {}).get("mortal_giant") == "yes"
-        note = _carried(giant.get("jewels", 0), giant.get("swords", 0)) if mortal else ""
-        out.setdefault(giant["square"], []).append(("giant", "G", note))
+    mortal = view.get("options", {}).get("mortal_giant") == "yes"
+    several = "giants" in view
+    giants = [(1, view.get("giant"))] + [(k + 2, g) for k, g in enumerate(view.get("giants") or [])]
+    for number, giant in giants:
+        if giant and giant.get("alive") and giant.get("square"):
+            note = _carried(giant.get("jewels", 0), giant.get("swords", 0)) if mortal else ""
+            label = f"G{number}" if several else "G"
+            out.setdefault(giant["square"], []).append(("giant", label, note))
     for rats in view.get("rats", []):
         if rats.get("square"):
             out.setdefault(rats["square"], []).append(("rats", str(rats["size"]), ""))
@@ -172,10 +196,13 @@ def _piece(kind: str, label: str, note: str, cx: float, cy: float, r: float) -> 
 
 
 def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
-    width = BOARD
-    height = BOARD + STRIP
+    boards = int(view.get("boards", 1))
+    top = TITLE if boards > 1 else 0
+    width = BOARD * boards
+    height = top + BOARD + STRIP
     walls = set(view.get("walls", []))
     stairways: list[str] = list(view.get("stairways", []))
+    teleporters = set(view.get("teleporters", []))
     pending = view.get("pending") or {}
     awaiting = view.get("awaiting")
     out = [
@@ -185,33 +212,44 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#E4DACB"/>',
     ]
 
-    out.append(coordinate_labels(size=SIZE, cell=CELL, margin=MARGIN, extent=BOARD, ink=INK))
+    labels = coordinate_labels(size=SIZE, cell=CELL, margin=MARGIN, extent=BOARD, ink=INK)
+    if boards == 1:
+        out.append(labels)
+    else:
+        for b in range(boards):
+            title = "Board 1: the stairways" if b == 0 else f"Board {b + 1}"
+            out.append(
+                f'<text x="{b * BOARD + BOARD // 2}" y="{top - 6}" text-anchor="middle" font-size="14" '
+                f'font-weight="700" fill="{INK}" class="board-title">{_a(title)}</text>'
+                f'<g transform="translate({b * BOARD},{top})">{labels}</g>'
+            )
 
     # Floor; a stairway square takes its owner's colour.
     out.append('<g class="squares">')
-    for f in range(SIZE):
-        for r in range(SIZE):
-            sq = f"{FILES[f]}{r + 1}"
-            x, y = _corner(sq) or (0, 0)
-            fill = FLOOR
-            if sq in stairways:
-                fill = _mix(seat_colour(stairways.index(sq)), FLOOR, 0.55)
-            attrs = (
-                f'x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" stroke="{GRID}" '
-                'stroke-width="1"'
-            )
-            if interactive:
-                out.append(
-                    f'<rect {attrs} data-target="sq-{sq}" class="square target" tabindex="-1" '
-                    f'aria-label="{sq}"/>'
+    for b in range(boards):
+        for f in range(SIZE):
+            for r in range(SIZE):
+                sq = _on_board(b, f"{FILES[f]}{r + 1}")
+                x, y = _corner(sq, top) or (0, 0)
+                fill = FLOOR
+                if sq in stairways:
+                    fill = _mix(seat_colour(stairways.index(sq)), FLOOR, 0.55)
+                attrs = (
+                    f'x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{fill}" stroke="{GRID}" '
+                    'stroke-width="1"'
                 )
-            else:
-                out.append(f'<rect {attrs} class="square"/>')
+                if interactive:
+                    out.append(
+                        f'<rect {attrs} data-target="sq-{sq}" class="square target" tabindex="-1" '
+                        f'aria-label="{sq}"/>'
+                    )
+                else:
+                    out.append(f'<rect {attrs} class="square"/>')
     out.append("</g>")
 
     out.append('<g class="stairways" pointer-events="none">')
     for owner, sq in enumerate(stairways):
-        corner = _corner(str(sq))
+        corner = _corner(str(sq), top)
         if corner is None:
             continue
         x, y = corner
@@ -227,15 +265,30 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             f"{_a(_seat_name(owner))}</text>"
         )
     out.append("</g>")
-    out.append(
-        f'<rect x="{MARGIN}" y="{MARGIN}" width="{SIZE * CELL}" height="{SIZE * CELL}" fill="none" '
-        f'stroke="{INK}" stroke-width="3" pointer-events="none"/>'
-    )
+    for b in range(boards):
+        out.append(
+            f'<rect x="{b * BOARD + MARGIN}" y="{top + MARGIN}" width="{SIZE * CELL}" '
+            f'height="{SIZE * CELL}" fill="none" stroke="{INK}" stroke-width="3" pointer-events="none"/>'
+        )
+
+    if teleporters:
+        out.append('<g class="teleporters" pointer-events="none">')
+        for sq in sorted(teleporters):
+            corner = _corner(sq, top)
+            if corner is None:
+                continue
+            cx, cy = corner[0] + CELL / 2, corner[1] + CELL / 2
+            out.append(
+                f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(CELL * 0.42)}" fill="none" stroke="{PORTAL}" '
+                f'stroke-width="3" stroke-dasharray="6 3" class="teleporter"><title>teleporter on '
+                f"{_a(sq)}</title></circle>"
+            )
+        out.append("</g>")
 
     # Treasure lying on the floor.
     out.append('<g class="treasure" pointer-events="none">')
     for sq, pile in sorted(view.get("treasure", {}).items()):
-        corner = _corner(sq)
+        corner = _corner(sq, top)
         if corner is None:
             continue
         x, y = corner
@@ -262,14 +315,15 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
                 )
     out.append("</g>")
 
-    # Lines of sight of a pending decision: from the token (or rats) to each square it may go to.
+    # Lines of sight of a pending decision: from the token (or rats) to each square it may go to (for a
+    # teleporter, to every other teleporter, across boards).
     origin = pending.get("from")
-    if origin and _corner(origin):
-        ox, oy = _corner(origin) or (0, 0)
+    if origin and _corner(origin, top):
+        ox, oy = _corner(origin, top) or (0, 0)
         out.append('<g class="sight" pointer-events="none">')
         for option in pending.get("options", []):
-            corner = _corner(option)
-            if corner is None:
+            corner = _corner(option, top)
+            if corner is None or option == origin:
                 continue
             tx, ty = corner
             out.append(
@@ -281,7 +335,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
 
     out.append('<g class="pieces" pointer-events="none">')
     for sq, pieces in sorted(_pieces(view).items()):
-        corner = _corner(sq)
+        corner = _corner(sq, top)
         if corner is None:
             continue
         x, y = corner
@@ -298,7 +352,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
 
     out.append('<g class="walls" stroke-linecap="round" pointer-events="none">')
     for edge in sorted(walls):
-        line = _edge_line(edge)
+        line = _edge_line(edge, top)
         if line is None:
             continue
         x1, y1, x2, y2 = line
@@ -310,30 +364,39 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
 
     if interactive:
         out.append('<g class="edges">')
-        for edge in _interior_edges():
-            x, y, w, h = _band(edge)
-            target = f"wall-{edge}" if edge in walls else f"edge-{edge}"
-            label = f"wall {edge}" if edge in walls else f"empty edge {edge}"
-            out.append(
-                f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" data-target="{_a(target)}" '
-                f'class="edge target" fill="transparent" tabindex="-1" aria-label="{_a(label)}"/>'
-            )
+        for b in range(boards):
+            for local in _interior_edges():
+                edge = _on_board(b, local)
+                x, y, w, h = _band(edge, top)
+                target = f"wall-{edge}" if edge in walls else f"edge-{edge}"
+                label = f"wall {edge}" if edge in walls else f"empty edge {edge}"
+                out.append(
+                    f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" '
+                    f'data-target="{_a(target)}" class="edge target" fill="transparent" tabindex="-1" '
+                    f'aria-label="{_a(label)}"/>'
+                )
         out.append("</g>")
 
-    out.append(_strip(view, seat, interactive, pending, awaiting))
+    out.append(_strip(view, seat, interactive, pending, awaiting, top))
     out.append("</svg>")
     return "".join(out)
 
 
 def _strip(
-    view: dict[str, Any], seat: int | None, interactive: bool, pending: dict[str, Any], awaiting: Any
+    view: dict[str, Any],
+    seat: int | None,
+    interactive: bool,
+    pending: dict[str, Any],
+    awaiting: Any,
+    above: int = 0,
 ) -> str:
-    top = BOARD + 4
+    top = above + BOARD + 4
     out = [f'<g class="strip" font-size="12" fill="{INK}">']
     wonders = view.get("wonders", {})
     seats = int(view.get("seats", 2))
     eliminated = set(view.get("eliminated", []))
-    for k, suit in enumerate("HCDS"):
+    kinds = "HCDST" if "T" in wonders else "HCDS"
+    for k, suit in enumerate(kinds):
         owner = wonders.get(suit)
         x = MARGIN + k * 62
         fill = "#FFFFFF" if owner is None else _mix(seat_colour(int(owner)), "#FFFFFF", 0.6)
@@ -341,14 +404,15 @@ def _strip(
         who = "nobody" if owner is None else _seat_name(int(owner))
         out.append(
             f'<rect x="{x}" y="{top}" width="56" height="40" rx="6" fill="{fill}" stroke="{INK}" '
-            f'stroke-width="1.5" class="pick wonder"{data} aria-label="{_a(suit)} wonder, owner {_a(who)}"/>'
+            f'stroke-width="1.5" class="pick wonder"{data} '
+            f'aria-label="{_a(WONDER_NAME.get(suit, suit))} wonder, owner {_a(who)}"/>'
             f'<text x="{x + 28}" y="{top + 21}" text-anchor="middle" font-size="20" fill="{SUIT_INK[suit]}" '
             f'pointer-events="none">{SUIT_SYMBOL[suit]}</text>'
             f'<text x="{x + 28}" y="{top + 35}" text-anchor="middle" font-size="10" pointer-events="none">'
             f"{_a(who)}</text>"
         )
     # Give targets: one per seat still playing.
-    gx = MARGIN + 4 * 62 + 6
+    gx = MARGIN + len(kinds) * 62 + 6
     out.append(f'<text x="{gx}" y="{top + 12}" font-size="11">give to:</text>')
     for s in range(seats):
         if s in eliminated:
@@ -371,6 +435,8 @@ def _strip(
             f"{_seat_name(int(bid['seat']))} bids {bid.get('total', 0)} for the "
             f"{SUIT_SYMBOL.get(bid.get('suit'), '?')} wonder ({cards})"
         )
+        if bid.get("suit") == "T" and bid.get("stage") != "response":
+            status += ": a set with as many cards of each suit"
         if bid.get("stage") == "response":
             status += f"; {_seat_name(int(bid['owner']))} has blocked {bid.get('blocked', 0)} so far"
     out.append(f'<text x="{MARGIN}" y="{line}" font-size="13" class="status">{_a(status)}</text>')
@@ -418,10 +484,22 @@ def _status(view: dict[str, Any], pending: dict[str, Any], awaiting: Any) -> str
         return f"Game over: {view.get('end_reason') or ''}."
     who = view.get("to_act")
     name = _seat_name(int(who)) if isinstance(who, int) else ""
+    several = "giants" in view
     if awaiting == "treasure":
-        return f"{name}: choose the treasure that {_token(pending)} runs to."
+        return f"{name}: choose the treasure that {_token(pending, several)} runs to."
     if awaiting == "attack":
-        return f"{name}: choose the hero the giant attacks."
+        giant = _token({"token": pending.get("token", "giant")}, several)
+        return f"{name}: choose the hero {giant} attacks."
+    if awaiting == "teleport":
+        return (
+            f"{name}: {_token(pending, several)} is on a teleporter: click another teleporter to send "
+            f"it there, or its own square {pending.get('from')} to leave it."
+        )
+    if awaiting == "charging":
+        charge = view.get("charge") or []
+        if len(charge) >= 4:
+            return f"{name}: click the square for the new teleporter ({', '.join(charge)})."
+        return f"{name}: set aside one card of each suit for a teleporter ({', '.join(charge)} so far)."
     if awaiting == "rats":
         return f"{name}: choose where rat group {pending.get('rats')} creeps."
     if awaiting == "respawn":
@@ -434,6 +512,10 @@ def _status(view: dict[str, Any], pending: dict[str, Any], awaiting: Any) -> str
     return f"{name} to play{first}."
 
 
-def _token(pending: dict[str, Any]) -> str:
-    token = pending.get("token")
-    return "the giant" if token == "giant" else f"hero {token}"
+def _token(pending: dict[str, Any], several: bool = False) -> str:
+    token = str(pending.get("token"))
+    if token.startswith("giant"):
+        return f"giant {token[5:] or 1}" if several else "the giant"
+    if token.startswith("rats"):
+        return f"rat group {token[4:]}"
+    return f"hero {token}"

@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class LeaguesConfig(AppConfig):
+    name = "leagues"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from leagues import receivers  # noqa: F401  (connects the games signals)

@@ -1,0 +1,459 @@
+"""Writes for leagues: seasons, sign-ups, the start that creates every fixture, results and standings.
+
+Standings, by rule (shown on the league page):
+
+* A match gives each player the points of their place (``League.place_points``: by default one point
+  per player beaten); players tied for a place share the points of the places they cover. A player who
+  resigned or ran out of time ranks below everyone still playing; one whose seat a moderator handed to
+  someone else scores last place. Both count as a forfeit.
+* Order: points; then outright wins; then the Sonneborn-Berger score (for every match, the final points
+  of each player finished ahead of, plus half those of each player tied with); then fewer forfeits;
+  then the earlier sign-up.
+* When every fixture of a season is played (or void), the season finishes: in each division the top
+  ``promotion_places`` go up a level and the bottom as many go down (never more than half the division
+  either way; nobody above the top or below the bottom). The next season places its players by that;
+  newcomers start at the bottom, the best rated first.
+
+Every step is safe to repeat: the season start is claimed by a conditional update, and a result
+recomputes the division's standings from all its results rather than adding to them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from games import services as game_services
+from games.engines import registry
+from games.errors import Conflict, Forbidden, NotFound, ServiceError
+from games.models import Match, Seat
+from leagues import pairing
+from leagues.models import Division, Entry, Fixture, FixturePlayer, League, Season
+from ratings.models import Rating
+
+log = logging.getLogger(__name__)
+
+MAX_POINTS = 1000
+
+
+# --- leagues and seasons ----------------------------------------------------------------------------
+
+
+def league_check(league: League) -> None:
+    """Raise ServiceError with the reason when the league's settings cannot make matches."""
+    try:
+        engine = registry.get_engine(league.game)
+    except registry.UnknownGame as exc:
+        raise ServiceError(str(exc)) from None
+    k = league.players_per_match
+    if not engine.min_players <= k <= engine.max_players or k < 2:
+        low = max(2, engine.min_players)
+        raise ServiceError(f"A league match of {engine.title} has {low} to {engine.max_players} players.")
+    try:
+        league.options = engine.resolve_options(league.options or {}, seats=k)
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
+    if league.division_size < k:
+        raise ServiceError(f"A division needs at least {k} players, enough for one match.")
+    if not 1 <= league.meetings <= 4:
+        raise ServiceError("Players meet each other one to four times a season.")
+    points = league.points_by_place
+    if points:
+        if not isinstance(points, list) or len(points) != k:
+            raise ServiceError(f"Give points for each of the {k} places.")
+        if any(type(p) not in (int, float) or not 0 <= p <= MAX_POINTS for p in points):
+            raise ServiceError(f"Points are numbers from 0 to {MAX_POINTS}.")
+        if any(a < b for a, b in itertools.pairwise(points)):
+            raise ServiceError("A better place cannot give fewer points.")
+    if league.move_time_limit is None and (league.bank_initial or league.bank_increment or league.bank_max):
+        raise ServiceError("A reserve needs a time per move.")
+
+
+def league_create(
+    *, created_by: AbstractBaseUser, name: str, slug: str, game: str, **settings: Any
+) -> League:
+    league = League(created_by=created_by, name=name.strip(), slug=slug, game=game, **settings)
+    if not league.name:
+        raise ServiceError("A league needs a name.")
+    league_check(league)
+    if League.objects.filter(slug=slug).exists():
+        raise ServiceError(f"There is already a league at {slug!r}.")
+    league.save()
+    return league
+
+
+def season_open(*, league: League, starts_at: datetime, by: AbstractBaseUser) -> Season:
+    """Open the league's next season for sign-ups; it starts at ``starts_at``."""
+    if not can_organise(league=league, user=by):
+        raise Forbidden("Only the league's organiser can open a season.")
+    if starts_at <= timezone.now():
+        raise ServiceError("A season starts in the future, after its sign-ups.")
+    with transaction.atomic():
+        League.objects.select_for_update().get(pk=league.pk)
+        if league.seasons.filter(status=Season.Status.SIGNUP).exists():
+            raise Conflict("A season of this league is already taking sign-ups.")
+        number = (league.seasons.aggregate(top=Max("number"))["top"] or 0) + 1
+        return Season.objects.create(league=league, number=number, starts_at=starts_at)
+
+
+def can_organise(*, league: League, user: AbstractBaseUser) -> bool:
+    return user.is_authenticated and (user.is_staff or user.pk == league.created_by_id)
+
+
+def entry_signup(*, season_id: int, user: AbstractBaseUser) -> Entry:
+    if not user.is_authenticated:
+        raise Forbidden("Log in to sign up.")
+    with transaction.atomic():
+        season = _lock_season(season_id)
+        if season.status != Season.Status.SIGNUP:
+            raise Conflict("Sign-up for this season is closed.")
+        entry, created = Entry.objects.get_or_create(season=season, user=user)
+        if not created:
+            raise Conflict("You have already signed up for this season.")
+    return entry
+
+
+def entry_withdraw(*, season_id: int, user: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        season = _lock_season(season_id)
+        if season.status != Season.Status.SIGNUP:
+            raise Conflict("The season has started: resign its matches instead.")
+        deleted, _ = Entry.objects.filter(season=season, user=user).delete()
+        if not deleted:
+            raise Conflict("You had not signed up for this season.")
+
+
+def season_start_now(*, season_id: int, by: AbstractBaseUser) -> None:
+    """The organiser closes sign-up at once; the start itself is the task's (queued after commit)."""
+    with transaction.atomic():
+        season = _lock_season(season_id)
+        if not can_organise(league=season.league, user=by):
+            raise Forbidden("Only the league's organiser can start a season.")
+        if season.status != Season.Status.SIGNUP:
+            raise Conflict("This season is not taking sign-ups.")
+        Season.objects.filter(pk=season.pk).update(starts_at=timezone.now())
+
+        def queue() -> None:
+            from games.dispatch import enqueue_safely
+            from leagues import tasks
+
+            enqueue_safely(lambda: tasks.season_start.delay(season.pk), what=f"start of season {season.pk}")
+
+        transaction.on_commit(queue)
+
+
+def season_start(*, season_id: int, now: datetime | None = None) -> str:
+    """Close sign-up, place the players in divisions and create every fixture as a started match.
+
+    Returns what happened: "started", "cancelled" (too few players, or the league cannot make matches),
+    "waiting" (an earlier season is still running), "not due", or "done already" (a repeated task).
+    """
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            season = Season.objects.select_related("league").filter(pk=season_id).first()
+            if season is None:
+                return "gone"
+            if season.status != Season.Status.SIGNUP:
+                return "done already"
+            if season.starts_at > now:
+                return "not due"
+            earlier = season.league.seasons.filter(number__lt=season.number, status=Season.Status.RUNNING)
+            if earlier.exists():
+                return "waiting"
+            # The claim: of two runs, one only moves the season on; the other finds it started.
+            claimed = Season.objects.filter(pk=season.pk, status=Season.Status.SIGNUP).update(
+                status=Season.Status.RUNNING, started_at=now
+            )
+            if claimed != 1:
+                return "done already"
+            league = season.league
+            league_check(league)
+            entries = list(season.entries.select_related("user").filter(user__is_active=True))
+            if len(entries) < league.players_per_match:
+                Season.objects.filter(pk=season.pk).update(
+                    status=Season.Status.CANCELLED,
+                    note=f"Too few players signed up (at least {league.players_per_match} are needed).",
+                    finished_at=now,
+                )
+                return "cancelled"
+            for level, members in enumerate(_divisions(league, season, entries), start=1):
+                division = Division.objects.create(season=season, level=level)
+                Entry.objects.filter(pk__in=[entry.pk for entry in members]).update(division=division)
+                _fixtures_create(league, season, division, [entry.user for entry in members])
+    except ServiceError as exc:
+        Season.objects.filter(pk=season_id, status=Season.Status.SIGNUP).update(
+            status=Season.Status.CANCELLED, note=f"Could not start: {exc.message}"[:200], finished_at=now
+        )
+        log.warning("Season %s could not start: %s", season_id, exc.message)
+        return "cancelled"
+    return "started"
+
+
+def _divisions(league: League, season: Season, entries: list[Entry]) -> list[list[Entry]]:
+    """The players of each division, top first: last season's levels after promotion and relegation,
+    then newcomers at the bottom, best rated first."""
+    previous = (
+        league.seasons.filter(number__lt=season.number, status=Season.Status.FINISHED)
+        .order_by("-number")
+        .first()
+    )
+    history: dict[int, Entry] = {}
+    if previous is not None:
+        history = {
+            entry.user_id: entry
+            for entry in previous.entries.select_related("division").filter(division__isnull=False)
+        }
+    ordinals = dict(
+        Rating.objects.filter(game=league.game, user_id__in=[e.user_id for e in entries]).values_list(
+            "user_id", "ordinal"
+        )
+    )
+    bottom = 1 + max((entry.division.level for entry in history.values()), default=0)
+
+    def key(entry: Entry) -> tuple:
+        before = history.get(entry.user_id)
+        if before is None:
+            return (bottom, bottom, -ordinals.get(entry.user_id, float("-inf")), entry.signed_up_at, entry.pk)
+        level = before.division.level
+        target = level - 1 if before.movement == Entry.Movement.UP else level
+        target = level + 1 if before.movement == Entry.Movement.DOWN else target
+        # Within a level: those relegated into it first, then those who stayed, then the promoted.
+        return (target, level, before.position or 0, entry.signed_up_at, entry.pk)
+
+    ordered = sorted(entries, key=key)
+    k = league.players_per_match
+    count = max(1, min(round(len(ordered) / max(league.division_size, k)), len(ordered) // k))
+    base, extra = divmod(len(ordered), count)
+    groups, start = [], 0
+    for index in range(count):
+        # Extra players go to the lower divisions, so the top keeps its size and its promoted players.
+        size = base + (1 if index >= count - extra else 0)
+        groups.append(ordered[start : start + size])
+        start += size
+    return groups
+
+
+def _fixtures_create(league: League, season: Season, division: Division, users: list[Any]) -> None:
+    by_id = {user.pk: user for user in users}
+    ids = [user.pk for user in users]
+    k = league.players_per_match
+    if k == 2:
+        rounds = pairing.round_robin(ids, meetings=league.meetings)
+    else:
+        count = pairing.rounds_needed(len(ids), k, meetings=league.meetings)
+        rounds = pairing.balanced_tables(ids, size=k, rounds=count, seed=division.pk)
+    for number, tables in enumerate(rounds, start=1):
+        for table_number, table in enumerate(tables, start=1):
+            name = f"{league.name[:48]} S{season.number} D{division.level} round {number}"
+            match = game_services.match_create(
+                creator=by_id[table[0]],
+                game=league.game,
+                seat_count=k,
+                options=league.options,
+                name=name,
+                move_time_limit=league.move_time_limit,
+                bank_initial=league.bank_initial,
+                bank_increment=league.bank_increment,
+                bank_max=league.bank_max,
+                pause_weekends=league.pause_weekends,
+                timeout_policy=league.timeout_policy,
+                rated=True,
+            )
+            for user_id in table[1:]:
+                game_services.seat_join(match_id=match.pk, user=by_id[user_id])
+            fixture = Fixture.objects.create(division=division, round=number, table=table_number, match=match)
+            FixturePlayer.objects.bulk_create(
+                [
+                    FixturePlayer(fixture=fixture, user_id=user_id, position=position)
+                    for position, user_id in enumerate(table)
+                ]
+            )
+
+
+# --- results ---------------------------------------------------------------------------------------
+
+
+def result_record(*, match: Match, now: datetime | None = None) -> Fixture | None:
+    """Write a finished league match's places and points, and recompute its division's standings."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        fixture = (
+            Fixture.objects.select_for_update()
+            .select_related("division__season__league")
+            .filter(match_id=match.pk)
+            .first()
+        )
+        if fixture is None:
+            return None
+        league = fixture.division.season.league
+        seats = {seat.position: seat for seat in Seat.objects.filter(match_id=match.pk)}
+        players = list(fixture.players.all())
+        last = len(players)
+        for player in players:
+            seat = seats.get(player.position)
+            handed_over = seat is None or seat.user_id != player.user_id
+            player.rank = last if handed_over or seat.rank is None else seat.rank
+            player.forfeited = handed_over or seat.status == Seat.Status.FORFEITED
+        _award_points(players, league.place_points())
+        FixturePlayer.objects.bulk_update(players, ["rank", "points", "forfeited"])
+        fixture.status = Fixture.Status.DONE
+        fixture.finished_at = match.finished_at or now
+        fixture.save(update_fields=["status", "finished_at"])
+        division_standings_refresh(division=fixture.division)
+        season_finish_if_done(season_id=fixture.division.season_id, now=now)
+    return fixture
+
+
+def result_void(*, match: Match, now: datetime | None = None) -> Fixture | None:
+    """A league match that no longer counts: its result leaves the standings. A match a moderator took
+    back into play (a move rolled back) is in play again, and so is its fixture."""
+    with transaction.atomic():
+        fixture = (
+            Fixture.objects.select_for_update().select_related("division").filter(match_id=match.pk).first()
+        )
+        if fixture is None:
+            return None
+        _fixture_void(fixture, again_in_play=match.status == Match.Status.ACTIVE)
+        season_finish_if_done(season_id=fixture.division.season_id, now=now or timezone.now())
+    return fixture
+
+
+def _fixture_void(fixture: Fixture, *, again_in_play: bool = False) -> None:
+    fixture.players.update(rank=None, points=None, forfeited=False)
+    fixture.status = Fixture.Status.PLAYING if again_in_play else Fixture.Status.VOID
+    fixture.finished_at = None
+    fixture.save(update_fields=["status", "finished_at"])
+    division_standings_refresh(division=fixture.division)
+
+
+def _award_points(players: list[FixturePlayer], table: list[float]) -> None:
+    """Each player gets their place's points; tied players share the points of the places they cover."""
+    for player in players:
+        tied = sum(1 for other in players if other.rank == player.rank)
+        first = player.rank - 1
+        covered = [table[place] if place < len(table) else 0.0 for place in range(first, first + tied)]
+        player.points = sum(covered) / len(covered)
+
+
+def division_standings_refresh(*, division: Division) -> list[Entry]:
+    """Recompute every line of the division's standings from all its played fixtures."""
+    entries = list(division.entries.all())
+    results = list(
+        FixturePlayer.objects.filter(
+            fixture__division=division, fixture__status=Fixture.Status.DONE
+        ).order_by("fixture_id", "position")
+    )
+    by_fixture: dict[int, list[FixturePlayer]] = defaultdict(list)
+    for result in results:
+        by_fixture[result.fixture_id].append(result)
+    points: dict[int, float] = defaultdict(float)
+    for result in results:
+        points[result.user_id] += result.points or 0.0
+    played: dict[int, int] = defaultdict(int)
+    wins: dict[int, int] = defaultdict(int)
+    forfeits: dict[int, int] = defaultdict(int)
+    tiebreak: dict[int, float] = defaultdict(float)
+    for table in by_fixture.values():
+        firsts = [r for r in table if r.rank == 1]
+        for result in table:
+            played[result.user_id] += 1
+            forfeits[result.user_id] += int(result.forfeited)
+            if len(firsts) == 1 and firsts[0] is result:
+                wins[result.user_id] += 1
+            for other in table:
+                if other is result:
+                    continue
+                if result.rank < other.rank:
+                    tiebreak[result.user_id] += points[other.user_id]
+                elif result.rank == other.rank:
+                    tiebreak[result.user_id] += points[other.user_id] / 2
+    for entry in entries:
+        user = entry.user_id
+        entry.played, entry.points, entry.wins = played[user], points[user], wins[user]
+        entry.forfeits, entry.tiebreak = forfeits[user], tiebreak[user]
+    entries.sort(key=lambda e: (-e.points, -e.wins, -e.tiebreak, e.forfeits, e.signed_up_at, e.pk))
+    for position, entry in enumerate(entries, start=1):
+        entry.position = position
+    Entry.objects.bulk_update(entries, ["played", "points", "wins", "forfeits", "tiebreak", "position"])
+    return entries
+
+
+def season_finish_if_done(*, season_id: int, now: datetime) -> bool:
+    """Finish the season once no fixture is in play: final places, promotion and relegation. A finished
+    season whose result changed (a moderator's re-adjudication) has them worked out again. True when
+    this call finished the season."""
+    with transaction.atomic():
+        season = _lock_season(season_id)
+        if season.status not in (Season.Status.RUNNING, Season.Status.FINISHED):
+            return False
+        if Fixture.objects.filter(division__season=season, status=Fixture.Status.PLAYING).exists():
+            return False
+        divisions = list(season.divisions.order_by("level"))
+        bottom = divisions[-1].level if divisions else 1
+        places = season.league.promotion_places
+        for division in divisions:
+            entries = division_standings_refresh(division=division)
+            moving = min(places, len(entries) // 2)
+            for entry in entries:
+                if division.level > 1 and entry.position <= moving:
+                    entry.movement = Entry.Movement.UP
+                elif division.level < bottom and entry.position > len(entries) - moving:
+                    entry.movement = Entry.Movement.DOWN
+                else:
+                    entry.movement = Entry.Movement.STAY
+            Entry.objects.bulk_update(entries, ["movement"])
+        finished = Season.objects.filter(pk=season.pk, status=Season.Status.RUNNING).update(
+            status=Season.Status.FINISHED, finished_at=now
+        )
+    return finished == 1
+
+
+# --- the periodic tick --------------------------------------------------------------------------------
+
+
+def seasons_tick(*, now: datetime | None = None) -> dict[str, int]:
+    """Start the seasons that are due; settle fixtures whose match ended without a result (a moderator
+    abandoned or cancelled it) or whose result was missed; finish seasons with nothing left to play."""
+    now = now or timezone.now()
+    tally: dict[str, int] = defaultdict(int)
+    due = Season.objects.filter(status=Season.Status.SIGNUP, starts_at__lte=now).order_by("starts_at", "pk")
+    for season_id in list(due.values_list("pk", flat=True)[:50]):
+        tally[season_start(season_id=season_id, now=now)] += 1
+    ended = (Match.Status.ABANDONED, Match.Status.CANCELLED)
+    stuck = Fixture.objects.filter(
+        Q(status=Fixture.Status.PLAYING, match__status=Match.Status.FINISHED)
+        | Q(status__in=[Fixture.Status.PLAYING, Fixture.Status.DONE], match__status__in=ended)
+    )
+    for fixture_id in list(stuck.values_list("pk", flat=True)[:500]):
+        with transaction.atomic():
+            fixture = (
+                Fixture.objects.select_for_update().select_related("division", "match").get(pk=fixture_id)
+            )
+            status = fixture.match.status
+            if fixture.status == Fixture.Status.PLAYING and status == Match.Status.FINISHED:
+                result_record(match=fixture.match, now=now)
+                tally["recorded"] += 1
+            elif fixture.status != Fixture.Status.VOID and status in ended:
+                _fixture_void(fixture)
+                tally["voided"] += 1
+    running = Season.objects.filter(status=Season.Status.RUNNING).values_list("pk", flat=True)
+    for season_id in list(running):
+        if season_finish_if_done(season_id=season_id, now=now):
+            tally["finished"] += 1
+    return dict(tally)
+
+
+def _lock_season(season_id: Any) -> Season:
+    try:
+        return Season.objects.select_for_update().select_related("league").get(pk=int(season_id))
+    except (Season.DoesNotExist, ValueError, TypeError):
+        raise NotFound("There is no such season.") from None

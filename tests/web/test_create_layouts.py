@@ -1,0 +1,124 @@
+"""Custom starting layouts in the match-creation form: the editor's box, its checks, the preview."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from games.engines import registry
+from games.engines.stairways.layouts import layout_validate, preset
+from games.models import Match
+
+pytestmark = pytest.mark.django_db
+
+FIELD = "opt_stairways_layout_json"
+
+
+@pytest.fixture
+def as_alice(client, alice):
+    client.force_login(alice)
+    return client
+
+
+def create(client, layout: object, *, seats: int = 2, preview: bool = False, **extra):
+    text = layout if isinstance(layout, str) else json.dumps(layout)
+    form = {"game": "stairways", "seat_count": seats, "move_time_unit": "days", FIELD: text, **extra}
+    if preview:
+        form["preview"] = "1"
+    return client.post(reverse("match-create"), form)
+
+
+def own_layout() -> dict:
+    layout = preset("classic", 2, "first_game")
+    layout["name"] = "home-made"
+    layout["walls"] = [w for w in layout["walls"] if w != "d4e"] + ["d4e"]
+    layout["heroes"] = ["d5", "e4"]
+    return layout
+
+
+def test_a_custom_layout_starts_the_match_on_exactly_that_board(as_alice, alice):
+    layout = own_layout()
+    response = create(as_alice, layout)
+    assert response.status_code == 302
+    match = Match.objects.get()
+    assert match.options["layout"] == "custom"
+    assert json.loads(match.options["layout_json"])["name"] == "home-made"
+    page = as_alice.get(reverse("match-detail", args=[match.pk])).content.decode()
+    assert "Layout" in page and "custom" in page
+
+
+def test_a_layout_with_mistakes_is_refused_with_every_reason_and_nothing_is_made(as_alice):
+    layout = own_layout()
+    layout["walls"].append("h3e")  # the rim holds no walls
+    layout["stairways"] = ["a1"]  # one stairway for two seats
+    layout["heroes"].append("a1")  # on the stairway
+    layout["rats"].append({"square": "z9", "size": 3})
+    response = create(as_alice, layout)
+    assert response.status_code == 400
+    assert Match.objects.count() == 0
+    errors = response.context["form"].errors[FIELD]
+    assert "This layout has 1 stairways; the match has 2 seats." in errors
+    assert any("h3e" in e and "rim" in e for e in errors)
+    assert any("stairway a1" in e for e in errors)
+    assert any("'z9' is not a square" in e for e in errors)
+    assert any("1 or 4 rats" in e for e in errors)
+    page = response.content.decode()
+    assert 'data-testid="option-errors"' in page and "the match has 2 seats" in page
+    # What the player wrote is kept, so it can be corrected rather than typed again.
+    assert "h3e" in page
+
+
+def test_text_that_is_not_json_is_refused_with_the_reason(as_alice):
+    response = create(as_alice, "{walls: [c3e")
+    assert response.status_code == 400
+    assert Match.objects.count() == 0
+    assert any("not valid JSON" in e for e in response.context["form"].errors[FIELD])
+
+
+def test_a_layout_for_another_number_of_players_is_refused(as_alice):
+    response = create(as_alice, own_layout(), seats=3)
+    assert response.status_code == 400
+    assert "This layout has 2 stairways; the match has 3 seats." in response.context["form"].errors[FIELD]
+
+
+def test_the_preview_draws_the_custom_board_and_creates_nothing(as_alice):
+    response = create(as_alice, own_layout(), preview=True)
+    assert response.status_code == 200
+    assert Match.objects.count() == 0
+    preview = response.context["preview"]
+    assert preview.startswith("<svg") and 'data-testid="preview"' in response.content.decode()
+    # The drawn board is the custom one: the wall moved onto d4e is there, and no card of any hand.
+    assert "d4e" in preview
+
+
+def test_the_preview_works_for_every_game_with_its_default_options(as_alice):
+    for slug in registry.slugs():
+        engine = registry.get_engine(slug)
+        form = {"game": slug, "seat_count": engine.min_players, "move_time_unit": "days", "preview": "1"}
+        response = as_alice.post(reverse("match-create"), form)
+        assert response.status_code == 200, slug
+        assert response.context["preview"].startswith("<svg"), slug
+    assert Match.objects.count() == 0
+
+
+def test_a_preview_of_a_wrong_layout_shows_the_reasons_instead(as_alice):
+    layout = own_layout()
+    layout["giant"] = layout["heroes"][0]
+    response = create(as_alice, layout, preview=True)
+    assert response.status_code == 400
+    assert response.context["preview"] == ""
+    assert any("share" in e for e in response.context["form"].errors[FIELD])
+
+
+def test_the_form_offers_every_preset_as_a_starting_point_for_the_editor(as_alice):
+    page = as_alice.get(reverse("match-create"))
+    examples = page.context["option_examples"]["stairways"]["layout_json"]
+    assert set(examples) == {2, 3, 4}
+    for seats, offered in examples.items():
+        assert len(offered) >= 4
+        for text in offered.values():
+            assert layout_validate(json.loads(text), seats) == []
+    html = page.content.decode()
+    assert 'id="option-examples"' in html and 'data-editor="stairways-layout"' in html
