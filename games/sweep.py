@@ -55,6 +55,14 @@ def sweep_run(*, now: datetime | None = None, limit: int = 5000) -> SweepReport:
     return report
 
 
+# A paused match's clocks are stopped: its turns neither expire nor remind until it resumes. Correlated
+# on the primary key, so each candidate turn costs one index probe, not a scan of every match.
+_NOT_PAUSED = (
+    f"NOT EXISTS (SELECT 1 FROM {Match._meta.db_table} paused "
+    "WHERE paused.id = match_id AND paused.paused_at IS NOT NULL)"
+)
+
+
 def _returning(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -68,7 +76,10 @@ def _dt(value: datetime):
 def _claim_expired_turns(*, now: datetime, limit: int) -> list[int]:
     table = Turn._meta.db_table
     reclaim = now - EXPIRY_RECLAIM
-    due = "closed_at IS NULL AND deadline <= %s AND (expiry_claimed_at IS NULL OR expiry_claimed_at < %s)"
+    due = (
+        "closed_at IS NULL AND deadline <= %s AND (expiry_claimed_at IS NULL OR expiry_claimed_at < %s)"
+        f" AND {_NOT_PAUSED}"
+    )
     rows = _returning(
         f"UPDATE {table} SET expiry_claimed_at = %s "
         f"WHERE id IN (SELECT id FROM {table} WHERE {due} ORDER BY deadline LIMIT %s) AND {due} "
@@ -81,7 +92,7 @@ def _claim_expired_turns(*, now: datetime, limit: int) -> list[int]:
 def _claim_reminders(*, now: datetime, limit: int) -> list[int]:
     """Claim due reminders, write their notifications and schedule each turn's next reminder."""
     table = Turn._meta.db_table
-    due = "closed_at IS NULL AND remind_at <= %s"
+    due = f"closed_at IS NULL AND remind_at <= %s AND {_NOT_PAUSED}"
     with transaction.atomic():
         rows = _returning(
             f"UPDATE {table} SET remind_at = NULL "

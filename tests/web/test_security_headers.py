@@ -29,6 +29,14 @@ def inline_scripts(html: str) -> list[str]:
     ]
 
 
+INLINE_HANDLER = re.compile(r"<[^>]+\son[a-z]+\s*=", re.IGNORECASE)
+
+
+def inline_handlers(html: str) -> list[str]:
+    """Event-handler attributes (onclick=...): the policy blocks them as it blocks inline scripts."""
+    return INLINE_HANDLER.findall(html)
+
+
 def policy_of(response) -> dict[str, str]:
     header = response["Content-Security-Policy"]
     return {part.split()[0]: part for part in (p.strip() for p in header.split(";")) if part}
@@ -46,6 +54,8 @@ def test_every_page_forbids_inline_scripts_and_has_none(client, started_match, a
         reverse("account-settings"),
         reverse("profile", args=["alice"]),
         reverse("api-docs"),
+        reverse("leagues"),
+        reverse("leaderboards"),
     ]
     for url in urls:
         response = client.get(url)
@@ -54,13 +64,13 @@ def test_every_page_forbids_inline_scripts_and_has_none(client, started_match, a
         assert policy["script-src"] == "script-src 'self'", url
         assert policy["object-src"] == "object-src 'none'" and "frame-ancestors" in policy, url
         assert inline_scripts(response.content.decode()) == [], url
+        assert inline_handlers(response.content.decode()) == [], url
     client.logout()
     for url in (reverse("login"), reverse("signup"), reverse("lobby")):
         response = client.get(url)
-        assert (
-            inline_scripts(response.content.decode()) == []
-            and "script-src 'self'" in response["Content-Security-Policy"]
-        )
+        html = response.content.decode()
+        assert inline_scripts(html) == [] and inline_handlers(html) == [], url
+        assert policy_of(response)["script-src"] == "script-src 'self'", url
 
 
 def test_only_the_redoc_page_may_run_its_own_inline_start_up_script(client):

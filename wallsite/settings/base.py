@@ -28,6 +28,8 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "accounts",
     "games",
+    "chat",
+    "moderation",
     "ratings",
     "leagues",
     "rest_framework",

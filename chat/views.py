@@ -1,0 +1,44 @@
+"""Thin views: the chat form on the match page posts here and comes back to the page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from chat import services
+from games.errors import NotFound, ServiceError
+
+
+@require_POST
+@login_required
+def message_post(request: HttpRequest, match_id: int) -> HttpResponse:
+    try:
+        services.message_post(match_id=match_id, user=request.user, text=request.POST.get("text", ""))
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        # What they wrote comes back in the box, so a refused message is not lost.
+        request.session["chat_draft"] = {str(match_id): request.POST.get("text", "")[:2000]}
+    return redirect(reverse("match-detail", args=[match_id]) + "#chat")
+
+
+@require_POST
+@login_required
+def spectators_read(request: HttpRequest, match_id: int) -> HttpResponse:
+    allowed = request.POST.get("allowed") == "1"
+    try:
+        services.spectators_read_set(match_id=match_id, user=request.user, allowed=allowed)
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request, "Spectators may read the chat." if allowed else "Only the players read the chat."
+        )
+    return redirect(reverse("match-detail", args=[match_id]) + "#chat")
