@@ -171,3 +171,32 @@ def starting_board(*, game: str, seats: int, options: dict[str, str]) -> str:
     engine = registry.get_engine(game)
     state = engine.new_state(seats=seats, options=options, rng=random.Random(0))
     return engine.render_svg(engine.view(state, None), None, interactive=False)
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """The board after log line ``seq`` as one viewer may see it, and that line."""
+
+    seq: int
+    last: int
+    svg: str
+    line: LogLine
+
+
+def replay_step(*, match: Match, position: int | None, seq: int) -> ReplayStep | None:
+    """Step ``seq`` of the match's history for the viewer at ``position``: the public view of the stored
+    position plus that seat's own part of it, exactly as the match page showed it then. None when the
+    log is empty."""
+    last = match.log_length
+    if last == 0:
+        return None
+    seq = min(max(seq, 1), last)
+    move = match.moves.select_related("seat__user").filter(seq=seq).first()
+    if move is None:
+        return None
+    engine = match.engine
+    view = engine.public_view(move.state_after)
+    view["private"] = engine.private_view(move.state_after, position) if position is not None else {}
+    svg = engine.render_svg(view, position, interactive=False)
+    line = match_log_for(match=match, position=position, first=seq, last=seq)[0]
+    return ReplayStep(seq=seq, last=last, svg=svg, line=line)

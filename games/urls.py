@@ -11,6 +11,7 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("matches/<int:match_id>/board.svg", views.match_board, name="match-board"),
     path("matches/<int:match_id>/log/", views.match_log, name="match-log"),
+    path("matches/<int:match_id>/replay/", views.match_replay, name="match-replay"),
     path("matches/<int:match_id>/join/", views.match_join, name="match-join"),
     path("matches/<int:match_id>/leave/", views.match_leave, name="match-leave"),
     path("matches/<int:match_id>/move/", views.match_move, name="match-move"),

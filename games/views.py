@@ -98,6 +98,18 @@ def match_log(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "games/match_log.html", context)
 
 
+@require_GET
+def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The match move by move (``?at=`` a log line's number, the latest by default), as the viewer saw it."""
+    mv = _view_or_404(request, match_id)
+    try:
+        at = int(request.GET.get("at", mv.match.log_length))
+    except ValueError:
+        at = mv.match.log_length
+    step = selectors.replay_step(match=mv.match, position=mv.viewer_position, seq=at)
+    return render(request, "games/match_replay.html", {"match": mv.match, "step": step})
+
+
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mv = _view_or_404(request, match_id)
     if presence.seat_present(seat=mv.seat, user=request.user):

@@ -17,12 +17,13 @@ import pytest
 import time_machine
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from games import services
+from games import notifications, services
 from games.engines import registry
 from games.engines.base import Engine
-from games.models import HiddenHand, Match
+from games.models import HiddenHand, Match, Move, Notification
 from games.services import _has_secrets
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,21 @@ def everything(client: Client, match: Match, token: str) -> dict[str, str]:
         response = client.get(reverse(name, args=[match.pk]), **api)
         answers[name] = json.dumps(response.json(), sort_keys=True)
     answers["api-mine"] = json.dumps(client.get(reverse("api-matches") + "?scope=mine", **api).json())
+    answers["replay"] = client.get(reverse("match-replay", args=[match.pk])).content.decode()
+    user = Token.objects.get(key=token).user
+    answers["calendar"] = client.get(reverse("calendar-feed", args=[user.calendar_token])).content.decode()
+    answers["email"] = _turn_email(match, user)
     return {name: CSRF.sub("csrf", text) for name, text in answers.items()}
+
+
+def _turn_email(match: Match, user) -> str:
+    """The "your turn" e-mail the player would get now (or a match-event one when it is not their turn)."""
+    seat = match.seats.get(user=user)
+    turn = match.turns.filter(seat=seat, closed_at__isnull=True).first()
+    kind = Notification.Kind.YOUR_TURN if turn else Notification.Kind.MATCH_EVENT
+    note = Notification(user=user, match=match, turn=turn, kind=kind, key="probe", text="News.")
+    message = notifications._email(note, user, timezone.now())
+    return "\n".join([message.subject, message.body, *(body for body, _ in message.alternatives)])
 
 
 def redeal_hidden(match: Match, engine: Engine, viewer: int, rng: random.Random) -> bool:
@@ -80,6 +95,8 @@ def redeal_hidden(match: Match, engine: Engine, viewer: int, rng: random.Random)
     assert engine.public_view(sample) == match.public_view, "a re-deal must not change the public view"
     assert engine.private_view(sample, viewer) == engine.private_view(state, viewer)
     Match.objects.filter(pk=match.pk).update(engine_state=sample)
+    # The latest log line holds the same position: its replay must not tell the two apart either.
+    Move.objects.filter(match=match, seq=match.log_length).update(state_after=sample)
     for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hand.data = engine.private_view(sample, hand.seat.position)
         hand.save(update_fields=["data"])

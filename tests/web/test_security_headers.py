@@ -51,6 +51,7 @@ def test_every_page_forbids_inline_scripts_and_has_none(client, started_match, a
         reverse("match-create"),
         reverse("match-detail", args=[match.pk]),
         reverse("match-log", args=[match.pk]),
+        reverse("match-replay", args=[match.pk]),
         reverse("account-settings"),
         reverse("profile", args=["alice"]),
         reverse("api-docs"),
