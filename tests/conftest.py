@@ -62,6 +62,22 @@ def carol(make_user):
 
 
 @pytest.fixture
+def moderator(make_user):
+    """A member of the Moderators group (with staff status, as moderator_add makes one)."""
+    from moderation.services import moderator_appoint
+
+    user = make_user("mod")
+    moderator_appoint(user=user)
+    return user
+
+
+@pytest.fixture
+def as_moderator(client, moderator):
+    client.force_login(moderator)
+    return client
+
+
+@pytest.fixture
 def started_match(alice, bob) -> Callable[..., Match]:
     """A Wall Go match between alice (seat 0) and bob (seat 1), already started."""
 

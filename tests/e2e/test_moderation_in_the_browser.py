@@ -9,10 +9,9 @@ from games import services
 from games.models import Match, Move, Seat
 from moderation.models import ModerationAction, Report
 from moderation.services import moderator_appoint
+from tests.e2e.browsing import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "browser-test-password-9"
 
 
 def log_in(page, base: str, username: str) -> None:

@@ -9,11 +9,11 @@ import re
 import pytest
 
 from games.models import Match, Move
+from tests.e2e.browsing import sign_up
 from tests.support.stairways import Picture, board_read, position_arrange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "browser-test-password-9"
 MATCH_NAME = "Stairway duel"
 FIELD = "id_opt_stairways_layout_json"
 # The layout editor's drawing (static/js/editors.js): squares of EDITOR_CELL inside EDITOR_PAD.
@@ -34,16 +34,6 @@ EDITOR_MARKS = """svg => [...svg.querySelectorAll("text[fill='#fff']")].map(
 ANN_HAND = ["H1", "H7", "C5", "C9", "D1", "D6", "S3", "S4"]
 BEN_HAND = ["H3", "H9", "C2", "C7", "D8", "S2", "S6", "S10"]
 TREASURE = {"g1": [1, 0], "g2": [0, 1]}  # a jewel on g1, a sword on g2: out of every token's sight
-
-
-def sign_up(page, base: str, name: str) -> None:
-    page.goto(f"{base}/accounts/signup/")
-    page.fill("#id_username", name)
-    page.fill("#id_email", f"{name}@example.com")
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.click("form[data-testid=signup-form] button[type=submit]")
-    page.wait_for_url(f"{base}/me/matches/")
 
 
 def look(page, url: str | None = None) -> Picture:

@@ -8,20 +8,9 @@ import random
 import pytest
 
 from games.models import Match, Move, Seat
+from tests.e2e.browsing import sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "browser-test-password-9"
-
-
-def sign_up(page, base: str, name: str) -> None:
-    page.goto(f"{base}/accounts/signup/")
-    page.fill("#id_username", name)
-    page.fill("#id_email", f"{name}@example.com")
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.click("form[data-testid=signup-form] button[type=submit]")
-    page.wait_for_url(f"{base}/me/matches/")
 
 
 def legal_moves(page) -> list[dict]:

@@ -13,15 +13,15 @@ import random
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from contextlib import AbstractContextManager
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from games.engines.base import Event, IllegalMove
+from games.engines.base import IllegalMove
 from games.engines.stairways import board, layouts
 from games.engines.stairways.rules import CARDS, Stairways
+from tests.engines.stairways_play import actor, end_turn, hero, moves, play, raises, texts
 
 ENGINE = Stairways()
 DECK = [c for c in CARDS for _ in range(2)]
@@ -71,49 +71,6 @@ def position(
     state["teleporters"] = sorted(teleporters, key=board.SQUARE_ORDER.__getitem__)
     assert json.loads(json.dumps(state)) == state
     return state
-
-
-def actor(state: dict[str, Any]) -> int:
-    (seat,) = ENGINE.actors(state)
-    return seat
-
-
-def play(state: dict[str, Any], *texts: str) -> tuple[dict[str, Any], list[Event]]:
-    """Apply moves in notation, each by the seat that must act; chance steps run with a fixed rng."""
-    events: list[Event] = []
-    for text in texts:
-        while ENGINE.chance_pending(state):
-            state, more = ENGINE.resolve_chance(state, random.Random(1))
-            events += more
-        state, more = ENGINE.apply(state, actor(state), ENGINE.parse_move(text))
-        events += more
-    return state, events
-
-
-def end_turn(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
-    """``end``, then the draw: the position after monster movement (or at its first decision)."""
-    state, events = play(state, "end")
-    while ENGINE.chance_pending(state):
-        state, more = ENGINE.resolve_chance(state, random.Random(1))
-        events += more
-    return state, events
-
-
-def texts(events: list[Event]) -> str:
-    return "\n".join(e.text for e in events)
-
-
-def moves(state: dict[str, Any], seat: int | None = None) -> list[str]:
-    seat = actor(state) if seat is None else seat
-    return [ENGINE.format_move(m) for m in ENGINE.legal_moves(state, seat)]
-
-
-def raises(reason: str) -> AbstractContextManager[Any]:
-    return pytest.raises(IllegalMove, match=re.escape(reason))
-
-
-def hero(state: dict[str, Any], number: int) -> dict[str, Any]:
-    return state["heroes"][number - 1]
 
 
 def all_cards(state: dict[str, Any]) -> Counter[str]:

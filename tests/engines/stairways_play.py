@@ -1,0 +1,58 @@
+"""Playing Walls and Stairways positions in the engine tests: moves in notation, turns, what they print."""
+
+from __future__ import annotations
+
+import random
+import re
+from contextlib import AbstractContextManager
+from typing import Any
+
+import pytest
+
+from games.engines.base import Event, IllegalMove
+from games.engines.stairways.rules import Stairways
+
+ENGINE = Stairways()
+
+
+def actor(state: dict[str, Any]) -> int:
+    (seat,) = ENGINE.actors(state)
+    return seat
+
+
+def play(state: dict[str, Any], *texts: str) -> tuple[dict[str, Any], list[Event]]:
+    """Apply moves in notation, each by the seat that must act; chance steps run with a fixed rng."""
+    events: list[Event] = []
+    for text in texts:
+        while ENGINE.chance_pending(state):
+            state, more = ENGINE.resolve_chance(state, random.Random(1))
+            events += more
+        state, more = ENGINE.apply(state, actor(state), ENGINE.parse_move(text))
+        events += more
+    return state, events
+
+
+def end_turn(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+    """``end``, then the draw: the position after monster movement (or at its first decision)."""
+    state, events = play(state, "end")
+    while ENGINE.chance_pending(state):
+        state, more = ENGINE.resolve_chance(state, random.Random(1))
+        events += more
+    return state, events
+
+
+def texts(events: list[Event]) -> str:
+    return "\n".join(e.text for e in events)
+
+
+def moves(state: dict[str, Any], seat: int | None = None) -> list[str]:
+    seat = actor(state) if seat is None else seat
+    return [ENGINE.format_move(m) for m in ENGINE.legal_moves(state, seat)]
+
+
+def raises(reason: str) -> AbstractContextManager[Any]:
+    return pytest.raises(IllegalMove, match=re.escape(reason))
+
+
+def hero(state: dict[str, Any], number: int) -> dict[str, Any]:
+    return state["heroes"][number - 1]
