@@ -222,6 +222,11 @@ class Engine:
         """
         raise NotImplementedError
 
+    def teams(self, seats: int) -> list[list[int]] | None:
+        """The seats that win and lose together (the sides of a team game), or None when every seat
+        plays for itself; ratings count a team's result for each of its members."""
+        return None
+
     def is_over(self, state: State) -> bool:
         return self.outcome(state) is not None
 

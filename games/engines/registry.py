@@ -10,7 +10,9 @@ from games.engines.base import Engine
 ENGINES: dict[str, str] = {
     "wallgo": "games.engines.wallgo.rules.WallGo",
     "stairways": "games.engines.stairways.rules.Stairways",
+    "thewall": "games.engines.thewall.rules.TheWall",
     "wildlings": "games.engines.wildlings.rules.Wildlings",
+    "greatwall": "games.engines.greatwall.rules.GreatWall",
 }
 
 

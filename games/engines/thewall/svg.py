@@ -1,0 +1,387 @@
+"""Server-side SVG of a position of The Wall, drawn from ``TheWall.view`` only.
+
+The hex map (terrain from ``seeds/thewall/map.json``, every hex numbered as in the seed), the units with
+their life, marks for disabled, tagged, defending, climbing and used units, corpses, then a strip with
+the status, the last dice and the action buttons. Every interpolated value is escaped; equal views give
+identical markup.
+
+Click targets (``interactive``): ``h<CCRR>`` on every hex and the buttons ``opt-<action>`` and ``end``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache, lru_cache
+from operator import itemgetter
+from typing import Any
+
+from games.engines.palette import seat_colour
+from games.engines.svgkit import attr as _a
+from games.engines.svgkit import number as _n
+from games.engines.thewall.board import (
+    CASTLE,
+    CATAPULTS,
+    COLUMNS,
+    CRANE,
+    FIELD,
+    FOREST,
+    HEXES,
+    HORN,
+    KEEP,
+    OTHER_SPAWNS,
+    ROWS,
+    SPAWN,
+    TERRAIN,
+    WALL,
+    WANDER_SPAWNS,
+    WATER,
+    ZONE,
+    column_row,
+)
+
+R = 24.0  # hex radius (centre to corner)
+H = math.sqrt(3) * R
+MARGIN = 14.0
+WIDTH = round(2 * MARGIN + 2 * R + (COLUMNS - 1) * 1.5 * R)
+MAP_HEIGHT = round(2 * MARGIN + (ROWS + 0.5) * H)
+STRIP = 128
+HEIGHT = MAP_HEIGHT + STRIP
+INK = "#1B1B1B"
+FILL = {
+    FIELD: "#DCEAF4",
+    FOREST: "#6E9B72",
+    WATER: "#3F74AD",
+    WALL: "#FFFFFF",
+    KEEP: "#7D8590",
+    CASTLE: "#B9AC92",
+    CRANE: "#A3A3A3",
+    SPAWN: "#BFE9F2",
+    "rubble": "#CFCFCF",
+}
+ZONE_FILL = "#F2D7D5"
+WANDER_FILL = "#1F3A80"
+LEADER_FILL = {"jon": "#2B2B2B", "mance": "#8A5A2E", "great": "#A9E4FF", "waymar": "#9FB59A", None: "#EAD9B8"}
+LEADER_INK = {"jon": "#FFFFFF", "mance": "#FFFFFF", "great": INK, "waymar": INK, None: INK}
+BUTTONS: tuple[tuple[str, str], ...] = (
+    ("opt-defend", "Defend"),
+    ("opt-range", "Ranging"),
+    ("opt-shoot", "Shoot"),
+    ("opt-catapult", "Catapult"),
+    ("opt-sneak-attack", "Sneak attack"),
+    ("opt-teamup", "Teamup"),
+    ("opt-combo", "Combination"),
+    ("opt-train-ranger", "Train: ranger"),
+    ("opt-train-archer", "Train: archer"),
+    ("opt-train-wildling", "Train: wildling"),
+    ("opt-scout", "Scout"),
+    ("opt-sneak", "Sneak in"),
+    ("opt-scale", "Scale the Wall"),
+    ("opt-raise", "Raise a Wight"),
+    ("opt-summon", "Summon"),
+    ("opt-shriek", "Frozen Shriek"),
+    ("opt-horn", "Blow the Horn"),
+    ("opt-recruit", "Reinforcements"),
+    ("end", "End turn"),
+)
+BUTTONS_PER_ROW = 10
+BUTTON_W = (WIDTH - 2 * MARGIN - (BUTTONS_PER_ROW - 1) * 4) / BUTTONS_PER_ROW
+
+STYLE = (
+    "<style>"
+    "svg.thewall .pick{pointer-events:none}"
+    "div.board.interactive svg.thewall .hex.choosable{stroke:#0B5D8C;stroke-width:3.5;cursor:pointer}"
+    "div.board.interactive svg.thewall .hex.chosen{stroke:#D55E00;stroke-width:4}"
+    "div.board.interactive svg.thewall .pick.choosable{pointer-events:all;cursor:pointer;"
+    "stroke:#0B5D8C;stroke-width:3;fill:#CFE8FF}"
+    "div.board.interactive svg.thewall .pick.chosen{stroke:#D55E00;stroke-width:3;fill:#FFE0C2}"
+    "</style>"
+)
+
+
+def centre(name: str) -> tuple[float, float]:
+    c, r = column_row(name)
+    x = MARGIN + R + (c - 1) * 1.5 * R
+    y = MARGIN + H / 2 + (r - 1) * H + (H / 2 if c % 2 == 0 else 0)
+    return x, y
+
+
+def _corners(x: float, y: float, radius: float) -> str:
+    return " ".join(
+        f"{_n(x + radius * math.cos(math.radians(60 * k)))},{_n(y + radius * math.sin(math.radians(60 * k)))}"
+        for k in range(6)
+    )
+
+
+TERRAIN_WORDS = {
+    FIELD: "field",
+    FOREST: "forest",
+    WATER: "water",
+    WALL: "the Wall",
+    KEEP: "keep",
+    CASTLE: "castle",
+    CRANE: "crane",
+    SPAWN: "Other spawn point",
+}
+
+
+def _describe(name: str, wall_up: bool) -> str:
+    terrain = TERRAIN[name]
+    words = [TERRAIN_WORDS[terrain] if wall_up or terrain != WALL else "rubble of the Wall"]
+    if name in WANDER_SPAWNS:
+        words.append(f"wandering-Wildling spawn {WANDER_SPAWNS.index(name) + 1}")
+    if name in CATAPULTS:
+        words.append("catapult")
+    if name == HORN:
+        words.append("the Horn")
+    if name in ZONE:
+        words.append("the Others' victory zone")
+    return f"{name}: {', '.join(words)}"
+
+
+@cache
+def _map(wall_up: bool, interactive: bool) -> str:
+    """The terrain layer, the same for every position with the Wall up (or down)."""
+    out = ['<g class="hexes">']
+    marks = ['<g class="terrain-marks" pointer-events="none">']
+    for name in HEXES:
+        x, y = centre(name)
+        terrain = TERRAIN[name]
+        fill = FILL[terrain] if wall_up or terrain != WALL else FILL["rubble"]
+        if not wall_up and terrain == CRANE:
+            fill = FILL[FIELD]
+        if name in WANDER_SPAWNS:
+            fill = WANDER_FILL
+        elif name in ZONE and terrain == FIELD:
+            fill = ZONE_FILL
+        ice = wall_up and terrain == WALL
+        stroke, width = ("#4F7BA6", "2") if ice else ("#5D6B7A", "1")
+        label = _a(_describe(name, wall_up))
+        attrs = f'points="{_corners(x, y, R)}" fill="{fill}" stroke="{stroke}" stroke-width="{width}"'
+        if interactive:
+            out.append(
+                f'<polygon {attrs} data-target="h{name}" class="hex target" tabindex="-1" '
+                f'aria-label="{label}">'
+                f"<title>{label}</title></polygon>"
+            )
+        else:
+            out.append(f'<polygon {attrs} class="hex"><title>{label}</title></polygon>')
+        ink = "#FFFFFF" if name in WANDER_SPAWNS or terrain in (WATER, FOREST, KEEP) else "#44505C"
+        marks.append(
+            f'<text x="{_n(x)}" y="{_n(y - H / 2 + 9)}" font-size="7" text-anchor="middle" fill="{ink}">'
+            f"{name}</text>"
+        )
+        if name in WANDER_SPAWNS:
+            marks.append(
+                f'<text x="{_n(x + R * 0.55)}" y="{_n(y + 4)}" font-size="10" font-weight="700" '
+                f'text-anchor="middle" fill="#FFFFFF">{WANDER_SPAWNS.index(name) + 1}</text>'
+            )
+        if name in OTHER_SPAWNS:
+            marks.append(
+                f'<text x="{_n(x)}" y="{_n(y + H / 2 - 4)}" font-size="10" text-anchor="middle" '
+                f'fill="#0B4F6C">\u2744</text>'
+            )
+        if wall_up and name in CATAPULTS:
+            marks.append(
+                f'<rect x="{_n(x - 5)}" y="{_n(y + H / 2 - 11)}" width="10" height="6" fill="#6B4F2A" '
+                f'stroke="{INK}" stroke-width="0.6"/>'
+            )
+        if wall_up and terrain == CRANE:
+            marks.append(
+                f'<path d="M{_n(x - 6)} {_n(y + H / 2 - 5)} L{_n(x - 6)} {_n(y + H / 2 - 15)} '
+                f'L{_n(x + 6)} {_n(y + H / 2 - 15)} L{_n(x + 6)} {_n(y + H / 2 - 10)}" fill="none" '
+                f'stroke="{INK}" stroke-width="1.5"/>'
+            )
+        if name == HORN:
+            marks.append(
+                f'<text x="{_n(x)}" y="{_n(y + H / 2 - 3)}" font-size="10" text-anchor="middle" '
+                f'fill="#7A1F1F" font-weight="700">Horn</text>'
+            )
+    out.append("</g>")
+    marks.append("</g>")
+    return "".join(out) + "".join(marks)
+
+
+UNIT_FIELDS = (
+    "id", "name", "hex", "leader", "category", "letter", "att", "def", "mov", "rng", "life", "max",
+    "disabled", "tagged", "defending", "climbing", "led", "used",
+)  # fmt: skip
+
+
+_FIELDS_OF = itemgetter(*UNIT_FIELDS)
+
+
+def _unit(unit: dict[str, Any], colours: dict[str, str]) -> str:
+    # A position is drawn several times (each viewer, with and without targets): units repeat.
+    ring = colours.get(unit.get("leader") or "", "#777777")
+    return _unit_markup(_FIELDS_OF(unit), ring)
+
+
+@lru_cache(maxsize=4096)
+def _unit_markup(fields: tuple[Any, ...], ring: str) -> str:
+    unit = dict(zip(UNIT_FIELDS, fields, strict=True))
+    x, y = centre(str(unit["hex"]))
+    leader = unit.get("leader")
+    fill = LEADER_FILL.get(leader, LEADER_FILL[None])
+    ink = LEADER_INK.get(leader, INK)
+    category = unit.get("category")
+    r = R * 0.55
+    opacity = ' opacity="0.6"' if unit.get("used") else ""
+    dash = ' stroke-dasharray="3 2"' if leader is None else ""
+    if category == "other":
+        shape = (
+            f'<polygon points="{_n(x)},{_n(y - r * 1.2)} {_n(x + r * 1.2)},{_n(y)} {_n(x)},{_n(y + r * 1.2)} '
+            f'{_n(x - r * 1.2)},{_n(y)}" fill="{fill}" stroke="{ring}" stroke-width="2.5"/>'
+        )
+    elif category == "wight":
+        shape = (
+            f'<rect x="{_n(x - r)}" y="{_n(y - r)}" width="{_n(2 * r)}" height="{_n(2 * r)}" rx="4" '
+            f'fill="{fill}" stroke="{ring}" stroke-width="2.5"/>'
+        )
+    else:
+        shape = (
+            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" fill="{fill}" stroke="{ring}" '
+            f'stroke-width="2.5"{dash}/>'
+        )
+    out = [
+        f'<g class="unit" data-unit="{_a(unit["id"])}"{opacity}><title>{_a(_card(unit))}</title>',
+        shape,
+        f'<text x="{_n(x)}" y="{_n(y + 4)}" font-size="12" font-weight="700" text-anchor="middle" '
+        f'fill="{ink}">{_a(unit.get("letter", "?"))}</text>',
+        f'<text x="{_n(x + r + 1)}" y="{_n(y + r + 2)}" font-size="9" font-weight="700" text-anchor="middle" '
+        f'fill="#B3261E">{_a(unit.get("life", 0))}</text>',
+    ]
+    if unit.get("defending"):
+        out.append(
+            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r + 4)}" fill="none" stroke="#0B5D8C" '
+            'stroke-width="1.5"/>'
+        )
+    if unit.get("disabled"):
+        out.append(
+            f'<line x1="{_n(x - r)}" y1="{_n(y - r)}" x2="{_n(x + r)}" y2="{_n(y + r)}" stroke="#B3261E" '
+            f'stroke-width="3" class="disabled-mark"/>'
+        )
+    if unit.get("tagged"):
+        out.append(
+            f'<polygon points="{_n(x - r - 2)},{_n(y - r - 6)} {_n(x - r + 7)},{_n(y - r - 2)} '
+            f'{_n(x - r - 2)},{_n(y - r + 2)}" fill="#E69F00" stroke="{INK}" stroke-width="0.8" '
+            'class="tag-mark"/>'
+        )
+    if unit.get("climbing"):
+        out.append(
+            f'<path d="M{_n(x + r - 2)} {_n(y - r + 6)} L{_n(x + r + 3)} {_n(y - r - 2)} L{_n(x + r + 8)} '
+            f'{_n(y - r + 6)}" fill="none" stroke="{INK}" stroke-width="2" class="climb-mark"/>'
+        )
+    out.append("</g>")
+    return "".join(out)
+
+
+def _card(unit: dict[str, Any]) -> str:
+    marks = []
+    if unit.get("disabled"):
+        marks.append("disabled")
+    if unit.get("tagged"):
+        marks.append("tagged")
+    if unit.get("defending"):
+        marks.append("defending")
+    if unit.get("climbing"):
+        marks.append(f"scaling the Wall to {unit['climbing']}")
+    if unit.get("led"):
+        marks.append("led by the Watch")
+    if unit.get("leader") is None:
+        marks.append("wandering")
+    rng = unit.get("rng") or "-"
+    text = (
+        f"{unit.get('name')} on {unit.get('hex')}: attack {unit.get('att')}, defence {unit.get('def')}, "
+        f"movement {unit.get('mov')}, range {rng}, life {unit.get('life')}/{unit.get('max')}"
+    )
+    return text + (f" ({', '.join(marks)})" if marks else "")
+
+
+def _button(target: str, label: str, x: float, y: float, interactive: bool) -> str:
+    data = f' data-target="{_a(target)}" tabindex="-1" role="button"' if interactive else ""
+    return (
+        f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(BUTTON_W)}" height="24" rx="5" '
+        f'fill="#FFFFFF" stroke="{INK}" stroke-width="1.2" class="pick"{data} aria-label="{_a(label)}"/>'
+        f'<text x="{_n(x + BUTTON_W / 2)}" y="{_n(y + 16)}" text-anchor="middle" font-size="10.5" '
+        f'pointer-events="none">{_a(label)}</text></g>'
+    )
+
+
+@cache
+def _buttons() -> str:
+    out = []
+    for k, (target, label) in enumerate(BUTTONS):
+        row, col = divmod(k, BUTTONS_PER_ROW)
+        out.append(_button(target, label, MARGIN + col * (BUTTON_W + 4), MAP_HEIGHT + 44 + row * 30, True))
+    return "".join(out)
+
+
+def _status(view: dict[str, Any]) -> str:
+    if view.get("phase") == "over":
+        return f"Game over: {view.get('end_reason') or ''}."
+    leader = view.get("leader_name", "")
+    text = (
+        f"Round {view.get('round')} of {view.get('rounds')}: {leader}'s turn, "
+        f"{view.get('spent', 0)} of {view.get('unit_turns', 4)} unit turns used."
+    )
+    if view.get("awaiting") == "chance":
+        text += " Rolling the dice..."
+    if not view.get("wall_up", True):
+        text += " The Wall has fallen."
+    return text
+
+
+def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
+    wall_up = bool(view.get("wall_up", True))
+    colours = {
+        leader["key"]: seat_colour(int(leader["seat"]))
+        for leader in view.get("leaders", [])
+        if isinstance(leader.get("seat"), int)
+    }
+    status = _status(view)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'class="board thewall" font-family="sans-serif" aria-label="The Wall: {_a(status)}">',
+        f"<title>The Wall: {_a(status)}</title>",
+        STYLE,
+        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#EEF3F7"/>',
+        _map(wall_up, interactive),
+    ]
+    out.append('<g class="pieces" pointer-events="none">')
+    for corpse in view.get("corpses", []):
+        x, y = centre(str(corpse["hex"]))
+        label = f"Corpse of {corpse.get('name')} on {corpse['hex']}"
+        out.append(
+            f'<g class="corpse"><title>{_a(label)}</title>'
+            f'<text x="{_n(x)}" y="{_n(y + 7)}" font-size="20" text-anchor="middle" '
+            'fill="#555555">\u271d</text>'
+            "</g>"
+        )
+    for leader in view.get("leaders", []):
+        for unit in leader.get("units", []):
+            out.append(_unit(unit, colours))
+    for unit in view.get("wanderers", []):
+        out.append(_unit(unit, colours))
+    out.append("</g>")
+
+    top = MAP_HEIGHT
+    out.append(f'<g class="strip" font-size="12" fill="{INK}">')
+    out.append(f'<text x="{_n(MARGIN)}" y="{top + 14}" font-size="13" class="status">{_a(status)}</text>')
+    last = view.get("last") or {}
+    if last.get("text"):
+        dice = str(last["text"])
+        if len(dice) > 150:
+            dice = dice[:147] + "..."
+        out.append(
+            f'<text x="{_n(MARGIN)}" y="{top + 32}" font-size="11" class="dice">Dice: {_a(dice)}</text>'
+        )
+    if interactive:
+        out.append(_buttons())
+    else:
+        legend = (
+            "Circles: the Night's Watch (black) and Mance's Wildlings (brown); dashed: wandering Wildlings; "
+            "diamonds: true Others; squares: Wights. Red number: life."
+        )
+        out.append(f'<text x="{_n(MARGIN)}" y="{top + 56}" font-size="11">{_a(legend)}</text>')
+    out.append("</g></svg>")
+    return "".join(out)
