@@ -39,3 +39,13 @@ def coordinate_labels(*, size: int, cell: float, margin: float, extent: float, i
             out.append(f'<text x="{number(x)}" y="{number(y)}">{r + 1}</text>')
     out.append("</g>")
     return "".join(out)
+
+
+# An interactive board is a group of controls, not a picture (an image's children are hidden from
+# assistive technology). Each target is a button, unavailable until the page's script offers it, so a
+# board drawn for the player to move reads right with or without the script.
+TARGET_ROLE = ' role="button" aria-disabled="true"'
+
+
+def root_role(interactive: bool) -> str:
+    return "group" if interactive else "img"

@@ -7,6 +7,7 @@ from django import template
 from django.utils import timezone
 from django.utils.html import format_html
 
+from games.engines.palette import SEAT_NAMES, SEAT_SHAPES
 from games.timefmt import relative_text, when_text
 
 register = template.Library()
@@ -65,3 +66,14 @@ def deadline(value: datetime | None) -> str:
 def has_bank(match: Any) -> bool:
     """Whether the match's clocks have a reserve (a zero start that grows per move counts)."""
     return match.bank_initial is not None or bool(match.bank_increment)
+
+
+@register.filter
+def seat_colour(position: Any) -> str:
+    """A seat's colour and marker in words ('orange circle'), as the boards draw it: said in text beside
+    the swatch, so that colour is never the only way to tell seats apart."""
+    try:
+        k = int(position)
+    except (TypeError, ValueError):
+        return ""
+    return f"{SEAT_NAMES[k % len(SEAT_NAMES)]} {SEAT_SHAPES[k % len(SEAT_SHAPES)]}"

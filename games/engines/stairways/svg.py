@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from games.engines.palette import SEAT_NAMES, seat_colour
+from games.engines.svgkit import TARGET_ROLE, coordinate_labels, root_role
 from games.engines.svgkit import attr as _a
-from games.engines.svgkit import coordinate_labels
 from games.engines.svgkit import mix as _mix
 from games.engines.svgkit import number as _n
 
@@ -109,7 +109,7 @@ def _seat_name(seat: int) -> str:
 
 
 def _button(target: str, label: str, x: float, y: float, w: float, interactive: bool) -> str:
-    data = f' data-target="{_a(target)}" tabindex="-1" role="button"' if interactive else ""
+    data = f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
     return (
         f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="26" rx="5" '
         f'fill="#FFFFFF" stroke="{INK}" stroke-width="1.5" class="pick"{data} aria-label="{_a(label)}"/>'
@@ -120,7 +120,7 @@ def _button(target: str, label: str, x: float, y: float, w: float, interactive: 
 
 def _card(card: str, x: float, y: float, interactive: bool) -> str:
     suit, value = card[:1], card[1:]
-    data = f' data-target="card-{_a(card)}" tabindex="-1"' if interactive else ""
+    data = f' data-target="card-{_a(card)}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
     ink = SUIT_INK.get(suit, INK)
     return (
         f'<g class="card"><rect x="{_n(x)}" y="{_n(y)}" width="34" height="48" rx="4" fill="#FFFFFF" '
@@ -151,6 +151,42 @@ def _pieces(view: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
         if rats.get("square"):
             out.setdefault(rats["square"], []).append(("rats", str(rats["size"]), ""))
     return out
+
+
+def _square_label(
+    sq: str,
+    stairways: list[str],
+    pieces: dict[str, list[tuple[str, str, str]]],
+    treasure: dict[str, Any],
+    teleporters: set[str],
+) -> str:
+    """What a square holds, in words, for those who hear the board rather than see it."""
+    parts = [sq]
+    if sq in stairways:
+        parts.append(f"{_seat_name(stairways.index(sq))} stairway")
+    if sq in teleporters:
+        parts.append("teleporter")
+    for kind, label, note in pieces.get(sq, []):
+        name = {"hero": f"hero {label}", "giant": "giant" if label == "G" else f"giant {label[1:]}"}.get(
+            kind, f"rats ({label})"
+        )
+        carried = _carried_words(note)
+        parts.append(f"{name} carrying {carried}" if carried else name)
+    pile = treasure.get(sq) or {}
+    lying = _carried_words(_carried(int(pile.get("jewels", 0)), int(pile.get("swords", 0))))
+    if lying:
+        parts.append(f"{lying} on the floor")
+    return ", ".join(parts)
+
+
+def _carried_words(note: str) -> str:
+    """``2♦ 1†`` as '2 jewels and 1 sword'."""
+    words = []
+    for part in note.split():
+        count, mark = int(part[:-1]), part[-1]
+        noun = "jewel" if mark == "\u2666" else "sword"
+        words.append(f"{count} {noun}{'' if count == 1 else 's'}")
+    return " and ".join(words)
 
 
 def _carried(jewels: int, swords: int) -> str:
@@ -206,8 +242,9 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     pending = view.get("pending") or {}
     awaiting = view.get("awaiting")
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="Walls and Stairways board" class="board stairways" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="{root_role(interactive)}" aria-label="Walls and Stairways board" class="board stairways" '
+        'font-family="sans-serif">',
         STYLE,
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#E4DACB"/>',
     ]
@@ -225,6 +262,8 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             )
 
     # Floor; a stairway square takes its owner's colour.
+    pieces = _pieces(view)
+    treasure = view.get("treasure", {})
     out.append('<g class="squares">')
     for b in range(boards):
         for f in range(SIZE):
@@ -239,9 +278,10 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
                     'stroke-width="1"'
                 )
                 if interactive:
+                    label = _square_label(sq, stairways, pieces, treasure, teleporters)
                     out.append(
                         f'<rect {attrs} data-target="sq-{sq}" class="square target" tabindex="-1" '
-                        f'aria-label="{sq}"/>'
+                        f'aria-label="{_a(label)}"{TARGET_ROLE}/>'
                     )
                 else:
                     out.append(f'<rect {attrs} class="square"/>')
@@ -334,17 +374,17 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         out.append("</g>")
 
     out.append('<g class="pieces" pointer-events="none">')
-    for sq, pieces in sorted(_pieces(view).items()):
+    for sq, here in sorted(pieces.items()):
         corner = _corner(sq, top)
         if corner is None:
             continue
         x, y = corner
-        slots = [(0.5, 0.45)] if len(pieces) == 1 else [(0.3, 0.3), (0.7, 0.3), (0.3, 0.72), (0.7, 0.72)]
-        r = CELL * (0.22 if len(pieces) == 1 else 0.14)
-        for k, (kind, label, note) in enumerate(pieces[:4]):
+        slots = [(0.5, 0.45)] if len(here) == 1 else [(0.3, 0.3), (0.7, 0.3), (0.3, 0.72), (0.7, 0.72)]
+        r = CELL * (0.22 if len(here) == 1 else 0.14)
+        for k, (kind, label, note) in enumerate(here[:4]):
             sx, sy = slots[k]
             out.append(_piece(kind, label, note, x + sx * CELL, y + sy * CELL, r))
-        if len(pieces) > 4:
+        if len(here) > 4:
             out.append(
                 f'<text x="{x + CELL - 3}" y="{y + CELL - 3}" font-size="9" text-anchor="end">+</text>'
             )
@@ -373,7 +413,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
                 out.append(
                     f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" '
                     f'data-target="{_a(target)}" class="edge target" fill="transparent" tabindex="-1" '
-                    f'aria-label="{_a(label)}"/>'
+                    f'aria-label="{_a(label)}"{TARGET_ROLE}/>'
                 )
         out.append("</g>")
 
@@ -400,7 +440,7 @@ def _strip(
         owner = wonders.get(suit)
         x = MARGIN + k * 62
         fill = "#FFFFFF" if owner is None else _mix(seat_colour(int(owner)), "#FFFFFF", 0.6)
-        data = f' data-target="wonder-{suit}" tabindex="-1"' if interactive else ""
+        data = f' data-target="wonder-{suit}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
         who = "nobody" if owner is None else _seat_name(int(owner))
         out.append(
             f'<rect x="{x}" y="{top}" width="56" height="40" rx="6" fill="{fill}" stroke="{INK}" '
@@ -417,10 +457,11 @@ def _strip(
     for s in range(seats):
         if s in eliminated:
             continue
-        data = f' data-target="give-{s}" tabindex="-1"' if interactive else ""
+        data = f' data-target="give-{s}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
+        # A light tint of the seat's colour, so that the name on it reads well whatever the colour.
         out.append(
             f'<rect x="{gx + s * 40}" y="{top + 17}" width="36" height="20" rx="4" '
-            f'fill="{_a(seat_colour(s))}" stroke="{INK}" class="pick give"{data} '
+            f'fill="{_a(_mix(seat_colour(s), "#FFFFFF", 0.6))}" stroke="{INK}" class="pick give"{data} '
             f'aria-label="give to {_a(_seat_name(s))}"/>'
             f'<text x="{gx + s * 40 + 18}" y="{top + 31}" text-anchor="middle" font-size="9" '
             f'pointer-events="none">{_a(_seat_name(s))}</text>'

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from games.engines.palette import SEAT_SHAPES, seat_colour
+from games.engines.palette import SEAT_NAMES, SEAT_SHAPES, seat_colour
+from games.engines.svgkit import TARGET_ROLE, coordinate_labels, root_role
 from games.engines.svgkit import attr as _a
-from games.engines.svgkit import coordinate_labels
 from games.engines.svgkit import mix as _mix
 from games.engines.svgkit import number as _n
 
@@ -82,6 +82,21 @@ def _token(shape: str, cx: float, cy: float, fill: str, seat: int) -> str:
     return f'<polygon points="{points}" stroke-linejoin="round" {common}/>'
 
 
+def _seat_name(seat: int) -> str:
+    return SEAT_NAMES[seat % len(SEAT_NAMES)].capitalize()
+
+
+def _square_label(sq: str, tokens: dict[str, int], owner_of: dict[str, int]) -> str:
+    """What a square holds, in words, for those who hear the board rather than see it."""
+    parts = [sq]
+    if sq in tokens:
+        owner = int(tokens[sq])
+        parts.append(f"{_seat_name(owner)} {SEAT_SHAPES[owner % len(SEAT_SHAPES)]}")
+    if sq in owner_of:
+        parts.append(f"{_seat_name(owner_of[sq])} territory")
+    return ", ".join(parts)
+
+
 def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     size = int(view.get("size", 7))
     corners = _geometry(size)
@@ -96,8 +111,9 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
                 owner_of[sq] = int(region["owner"])
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {width}" role="img" '
-        f'aria-label="Wall Go board" class="board wallgo" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {width}" '
+        f'role="{root_role(interactive)}" aria-label="Wall Go board" class="board wallgo" '
+        'font-family="sans-serif">',
         f'<rect x="0" y="0" width="{width}" height="{width}" fill="#E4DACB"/>',
     ]
 
@@ -112,7 +128,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         if interactive:
             out.append(
                 f'<rect {attrs} data-target="sq-{_a(sq)}" class="square target" tabindex="-1" '
-                f'aria-label="{_a(sq)}"/>'
+                f'aria-label="{_a(_square_label(sq, tokens, owner_of))}"{TARGET_ROLE}/>'
             )
         else:
             out.append(f'<rect {attrs} class="square"/>')
@@ -186,7 +202,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             out.append(
                 f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" '
                 f'data-target="wall-{_a(edge)}" class="edge target" fill="transparent" tabindex="-1" '
-                f'aria-label="wall {side} of {_a(edge[:-1])}"/>'
+                f'aria-label="wall {side} of {_a(edge[:-1])}"{TARGET_ROLE}/>'
             )
         out.append("</g>")
 

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from games.engines.palette import SEAT_NAMES, SEAT_SHAPES, seat_colour
+from games.engines.svgkit import TARGET_ROLE, root_role
 from games.engines.svgkit import attr as _a
 from games.engines.svgkit import mix as _mix
 from games.engines.svgkit import number as _n
@@ -111,7 +112,7 @@ def _text(x: float, y: float, text: Any, *, size: int = 13, anchor: str = "start
 
 
 def _button(target: str | None, label: str, x: float, y: float, w: float) -> str:
-    data = f' data-target="{_a(target)}" tabindex="-1"' if target else ""
+    data = f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if target else ""
     return (
         f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="26" rx="5" fill="#FFFFFF" '
         f'stroke="{INK}" stroke-width="1.5" class="pick target"{data} aria-label="{_a(label)}"/>'
@@ -121,7 +122,8 @@ def _button(target: str | None, label: str, x: float, y: float, w: float) -> str
 
 
 def _card(value: int, x: float, y: float, target: str | None, *, faded: bool = False) -> str:
-    data = f' data-target="{_a(target)}" tabindex="-1"' if target else ""
+    # A card nobody can click is a picture of a card (a bare shape may not carry a label).
+    data = f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if target else ' role="img"'
     fill = "#E4E0D6" if faded else "#FFFFFF"
     return (
         f'<g class="house-card"><rect x="{_n(x)}" y="{_n(y)}" width="30" height="40" rx="4" fill="{fill}" '
@@ -259,7 +261,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         own = row == seat
         tint = _mix(colour, "#FFFFFF", 0.18)
         out.append(f'<g class="house seat-{row}">')
-        target = f' data-target="house-{row}" tabindex="-1"' if acting else ""
+        target = f' data-target="house-{row}" tabindex="-1"{TARGET_ROLE}' if acting else ""
         out.append(
             f'<rect x="10" y="{ry}" width="{WIDTH - 20}" height="{ROW_H - 4}" rx="4" fill="{tint}" '
             f'stroke="{INK}" stroke-width="{2 if own else 1}" class="pick target house-row"{target} '
@@ -363,7 +365,8 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         y += 36
     height = y + 8
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" '
+        f'role="{root_role(acting)}" '
         f'aria-labelledby="wildlings-title" class="board wildlings" font-family="sans-serif">'
         f'<title id="wildlings-title">Wildlings at the Wall, round {_a(view["round"])}: '
         f"threat {threat}</title>"
