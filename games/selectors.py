@@ -70,8 +70,11 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView
         except HiddenHand.DoesNotExist:
             private = {}
     view["private"] = private
+    # Only turns opened by the version read above: one opened by a move committed since would otherwise
+    # say "your turn" next to a position in which it is not (and which has no legal move for the seat).
     open_turns = {
-        t.seat.position: t for t in match.turns.filter(closed_at__isnull=True).select_related("seat")
+        t.seat.position: t
+        for t in match.turns.filter(closed_at__isnull=True, number__lte=match.version).select_related("seat")
     }
     actors = frozenset(open_turns) if match.status == Match.Status.ACTIVE else frozenset()
     return MatchView(match=match, seats=seats, seat=seat, view=view, actors=actors, open_turns=open_turns)

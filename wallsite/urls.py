@@ -19,3 +19,6 @@ urlpatterns = [
     path("leagues/", include("leagues.urls")),
     path("", include("games.urls")),
 ]
+
+# A failure on our side: a 503 naming the database when it is unreachable, JSON under /api/.
+handler500 = "wallsite.errors.server_error"

@@ -1,0 +1,602 @@
+"""A realistic mix of players against the whole site on loopback, at increasing concurrency.
+
+    python bench/load.py [--levels 4,8,16,32,64] [--seconds 8] [--workers 4] [--threads 1]
+                         [--celery-workers 1] [--reminders-per-second 5]
+                         [--database-url postgres://postgres@127.0.0.1:5432/wallsite_loadbench]
+
+Run from the repository root with the project's Python (.venv/bin/python). It creates the database if
+needed and migrates it, then adds one pair of players per simulated user (the largest level's number):
+for each pair a long Wall Go match (``--history`` moves already played), two idle matches with a
+three-day clock whose deadline reminders the bench makes fall due during the run, two matches the
+simulated user plays, and an open table. It starts a throw-away Redis, gunicorn, Celery workers
+(e-mails written to files) and one beat sweeping every two seconds, all on loopback.
+
+Each simulated user is logged in as the first player of its pair and, as soon as its last request is
+answered (a closed loop without think time: the concurrency is the number of requests in flight),
+sends the next one, chosen at random by the ``--mix`` weights:
+
+- dashboard: ``GET /me/matches/`` (My matches), with the session;
+- match page: ``GET /matches/{id}/`` of one of its matches, with the session;
+- move: ``POST /api/matches/{id}/moves/`` with the right player's token and the version it expects,
+  the next move of a random game planned beforehand with the engine (Wall Go has no chance and no
+  secrets, so the planned position is the server's), so choosing costs the client nothing.
+
+Meanwhile the bench makes ``--reminders-per-second`` reminders fall due; beat's sweep claims them and
+the workers send them, along with the "your turn" e-mails the moves cause. For each concurrency it
+prints throughput and p50/p99 latency per kind of request, and at the end the concurrency at which
+p99 passes 200 ms. It reports and asserts nothing: the exit code is 0 unless the setup failed. Each
+run adds its own players and matches; the database is left in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.common import database_create, postgres_config  # noqa: E402  (needs the path above)
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
+P99_LIMIT_MS = 200.0
+KINDS = ("dashboard", "match page", "move")
+LIVE_MATCHES = 2  # matches each simulated user plays during the run
+IDLE_MATCHES = 2  # matches whose reminders fall due during the run
+SEED = 17
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--levels", default="4,8,16,32,64", help="concurrencies to measure, in order")
+    parser.add_argument("--seconds", type=float, default=8.0, help="measuring time per level")
+    parser.add_argument("--warmup", type=float, default=1.5, help="unmeasured seconds before each level")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (1: sync)")
+    parser.add_argument("--celery-workers", type=int, default=1, help="Celery worker processes (-c 2 each)")
+    parser.add_argument("--history", type=int, default=24, help="moves already played in each long match")
+    parser.add_argument("--reminders-per-second", type=float, default=5.0)
+    parser.add_argument("--mix", default="dashboard=45,match page=40,move=15", help="weights per kind")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    args = parser.parse_args()
+    try:
+        args.levels = sorted({int(level) for level in args.levels.split(",") if level.strip()})
+        weights = dict(part.split("=") for part in args.mix.split(","))
+        args.weights = [float(weights.get(kind, 0)) for kind in KINDS]
+    except ValueError:
+        parser.error(
+            "--levels takes numbers like 4,8,16 and --mix weights like dashboard=45,match page=40,move=15"
+        )
+    if not args.levels or min(args.levels) < 1 or sum(args.weights) <= 0:
+        parser.error("--levels must be positive and --mix must give some kind a weight")
+    if args.seconds <= 0 or args.workers < 1 or args.threads < 1 or args.celery_workers < 1:
+        parser.error("--seconds, --workers, --threads and --celery-workers must be positive")
+    return args
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- the players and their matches ---------------------------------------------------------------------
+
+
+@dataclass
+class Live:
+    """A match the simulated user plays, with its moves planned: (seat, move) in order."""
+
+    match_id: int
+    plan: list[tuple[int, dict[str, Any]]]
+    version: int = 0
+    broken: bool = False  # a move was refused: the plan no longer matches the server
+
+
+@dataclass
+class User:
+    session: str
+    tokens: tuple[str, str]
+    pages: list[int]  # matches whose page it reads
+    live: list[Live]
+    rng: random.Random
+
+    def next_move(self) -> tuple[Live, int, dict[str, Any]] | None:
+        for live in self.live:
+            if not live.broken and live.version < len(live.plan):
+                seat, move = live.plan[live.version]
+                return live, seat, move
+        return None
+
+
+def _plan(engine, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
+    state = engine.new_state(seats=2, options=engine.resolve_options(None, seats=2), rng=rng)
+    plan = []
+    while engine.actors(state):
+        seat = min(engine.actors(state))
+        move = rng.choice(engine.legal_moves(state, seat))
+        plan.append((seat, move))
+        state, _ = engine.apply(state, seat, move)
+    return plan
+
+
+def _prepare(*, users: int, history: int) -> tuple[list[User], list[int]]:
+    """Players, sessions, tokens and matches, through the site's own services; the idle matches' ids."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+    from rest_framework.authtoken.models import Token
+
+    from games import services
+    from games.engines import registry
+    from games.models import Match, Notification
+    from games.playouts import play_random_moves
+
+    engine = registry.get_engine("wallgo")
+    user_model = get_user_model()
+    run = f"l{int(time.time())}"
+    prepared: list[User] = []
+    idle: list[int] = []
+    three_days = timedelta(days=3)
+    for index in range(users):
+        rng = random.Random(f"{SEED}-{index}")
+        pair = [
+            user_model.objects.create_user(
+                username=f"{run}-{index}-{side}", email=f"{run}-{index}-{side}@bench.invalid"
+            )
+            for side in "ab"
+        ]
+        a, b = pair
+        tokens = (Token.objects.create(user=a).key, Token.objects.create(user=b).key)
+        session = SessionStore()
+        session[SESSION_KEY] = str(a.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = a.get_session_auth_hash()
+        session.create()
+
+        def duel(first, second, **options) -> Match:
+            match = services.match_create(creator=first, game="wallgo", seat_count=2, **options)
+            services.seat_join(match_id=match.pk, user=second)
+            return match
+
+        long = duel(a, b)
+        play_random_moves(match_id=long.pk, rng=rng, moves=history)
+        # Idle: b is to move and never reads a page, so b's reminders are e-mailed, not held back.
+        waiting = [duel(b, a, move_time_limit=three_days).pk for _ in range(IDLE_MATCHES)]
+        idle += waiting
+        live = [Live(match_id=duel(a, b).pk, plan=_plan(engine, rng)) for _ in range(LIVE_MATCHES)]
+        services.match_create(creator=a, game="wallgo", seat_count=2)  # an open table on the dashboard
+        pages = [long.pk, *waiting, *(game.match_id for game in live)]
+        prepared.append(User(session=session.session_key, tokens=tokens, pages=pages, live=live, rng=rng))
+    # The set-up moves' e-mails are not part of the load.
+    Notification.objects.filter(user__username__startswith=f"{run}-", status="pending").update(
+        status="skipped", skip_reason="bench set-up"
+    )
+    return prepared, idle
+
+
+# --- the processes --------------------------------------------------------------------------------------
+
+
+def _spawn(command: list[str], *, env: dict[str, str], log: Path) -> subprocess.Popen:
+    with log.open("wb") as out:
+        # A session of its own, so that stopping it reaches its children (gunicorn's, Celery's workers).
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _wait_for(condition, what: str, process: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}; see {log}")
+        if condition():
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not come up within {timeout:.0f} s; see {log}")
+
+
+def _gunicorn_up(base: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{base}/api/ping/", timeout=1.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+# --- measuring ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Level:
+    concurrency: int
+    seconds: float = 0.0
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
+    errors: dict[str, int] = field(default_factory=dict)
+    mails: int = 0
+    client_cpu: float = 0.0
+    machine_cpu: float = math.nan
+    no_moves_left: int = 0
+
+    def percentile(self, kind: str | None, q: float) -> float:
+        values = sorted(self.latencies[kind] if kind else [v for vs in self.latencies.values() for v in vs])
+        if not values:
+            return math.nan
+        return values[min(len(values) - 1, math.ceil(q * len(values)) - 1)] * 1000
+
+    def count(self, kind: str | None) -> int:
+        return len(self.latencies[kind]) if kind else sum(len(v) for v in self.latencies.values())
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies over all cores from /proc/stat; zeros where it does not exist."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+async def _user_loop(
+    user: User, base: str, weights: list[float], *, record_from: float, until: float, level: Level
+) -> None:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=base, timeout=30.0, cookies={"sessionid": user.session}) as http:
+        while time.perf_counter() < until:
+            kind = user.rng.choices(KINDS, weights)[0]
+            planned = user.next_move() if kind == "move" else None
+            if kind == "move" and planned is None:
+                level.no_moves_left += 1
+                kind = "match page"
+            began = time.perf_counter()
+            try:
+                if kind == "dashboard":
+                    response = await http.get("/me/matches/")
+                    ok = response.status_code == 200
+                elif kind == "match page":
+                    response = await http.get(f"/matches/{user.rng.choice(user.pages)}/")
+                    ok = response.status_code == 200
+                else:
+                    live, seat, move = planned
+                    response = await http.post(
+                        f"/api/matches/{live.match_id}/moves/",
+                        json={"move": move, "version": live.version},
+                        headers={"Authorization": f"Token {user.tokens[seat]}"},
+                    )
+                    ok = response.status_code == 201
+                    if ok:
+                        live.version += 1
+                    else:
+                        live.broken = True
+                error = None if ok else f"{kind} {response.status_code}"
+            except httpx.HTTPError as exc:
+                error = f"{kind} {type(exc).__name__}"
+            ended = time.perf_counter()
+            if began < record_from or ended > until:
+                continue  # warm-up, or cut off by the end of the level
+            if error is None:
+                level.latencies[kind].append(ended - began)
+            else:
+                level.errors[error] = level.errors.get(error, 0) + 1
+
+
+def _count_mails(directory: Path) -> int:
+    if not directory.exists():
+        return 0
+    separator = b"\n" + b"-" * 79 + b"\n"
+    return sum(path.read_bytes().count(separator) for path in directory.iterdir())
+
+
+def _measure(level: int, users: list[User], base: str, args: argparse.Namespace, mail_dir: Path) -> Level:
+    result = Level(concurrency=level)
+    start = time.perf_counter()
+    record_from = start + args.warmup
+    until = record_from + args.seconds
+    mails_before = _count_mails(mail_dir)
+    marks: dict[str, Any] = {}
+
+    async def run() -> None:
+        await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
+        marks["cpu"], marks["machine"] = time.process_time(), _cpu_times()
+
+    async def main() -> None:
+        loops = [
+            _user_loop(user, base, args.weights, record_from=record_from, until=until, level=result)
+            for user in users[:level]
+        ]
+        await asyncio.gather(run(), *loops)
+
+    asyncio.run(main())
+    wall = time.perf_counter() - record_from
+    result.seconds = args.seconds
+    result.client_cpu = (time.process_time() - marks["cpu"]) / wall
+    busy, total = _cpu_times()
+    spent = total - marks["machine"][1]
+    result.machine_cpu = (busy - marks["machine"][0]) / spent if spent else math.nan
+    result.mails = _count_mails(mail_dir) - mails_before
+    return result
+
+
+def _warm_up(users: list[User], base: str, args: argparse.Namespace, seconds: float = 4.0) -> None:
+    """Unmeasured requests until every gunicorn worker has loaded its code and its templates."""
+
+    async def main() -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(
+            *(
+                _user_loop(
+                    user, base, args.weights, record_from=until, until=until, level=Level(concurrency=0)
+                )
+                for user in users[: min(len(users), 2 * args.workers)]
+            )
+        )
+
+    asyncio.run(main())
+
+
+def _background_load(seconds: float = 2.0) -> float:
+    """Fraction of all cores busy while the bench does nothing: other work on the machine skews it all."""
+    before = _cpu_times()
+    time.sleep(seconds)
+    after = _cpu_times()
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total else math.nan
+
+
+class ReminderFeeder(threading.Thread):
+    """Makes reminders of the idle matches fall due, ``rate`` a second, for beat's sweep to claim."""
+
+    def __init__(self, database_url: str, idle: list[int], rate: float) -> None:
+        super().__init__(daemon=True)
+        self.url = "postgresql://" + database_url.split("://", 1)[1]
+        self.idle = idle
+        self.rate = rate
+        self.running = threading.Event()
+        self.stopped = threading.Event()
+        self.made_due = 0
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            owed = 0.0
+            while not self.stopped.wait(0.5):
+                if not self.running.is_set():
+                    continue
+                owed += self.rate * 0.5
+                batch = int(owed)
+                if batch:
+                    owed -= batch
+                    self.made_due += conn.execute(
+                        "UPDATE games_turn SET remind_at = now() WHERE id IN (SELECT id FROM games_turn "
+                        "WHERE closed_at IS NULL AND remind_at > now() AND match_id = ANY(%s) "
+                        "ORDER BY remind_at LIMIT %s)",
+                        [self.idle, batch],
+                    ).rowcount
+
+
+# --- the report -----------------------------------------------------------------------------------------
+
+
+def _report(
+    levels: list[Level], *, args: argparse.Namespace, database: str, feeder: ReminderFeeder, load: float
+) -> None:
+    worker = "sync" if args.threads == 1 else f"gthread x{args.threads}"
+    mix = ", ".join(
+        f"{kind} {weight / sum(args.weights):.0%}" for kind, weight in zip(KINDS, args.weights, strict=True)
+    )
+    print()
+    print(
+        f"gunicorn ({args.workers} {worker} workers) + PostgreSQL ({database}) + Redis, "
+        f"{args.celery_workers} Celery worker(s) and beat, all on loopback; {args.seconds:g} s per level "
+        f"after {args.warmup:g} s of warm-up."
+    )
+    print(f"Mix: {mix}; a closed loop without think time, so concurrency = requests in flight.")
+    print(
+        f"This machine has {os.cpu_count()} CPU cores, shared by the simulated users (one Python process), "
+        "gunicorn, PostgreSQL, Redis and the workers: a separate client and server would do better."
+    )
+    print(f"Before the run, other processes kept {load:.0%} of the CPU busy.", end=" ")
+    print("The figures are skewed by that load; run again on a quiet machine." if load > 0.15 else "")
+    print()
+    header = (
+        f"{'concurrency':>11}  {'kind':<11} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'errors':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for level in levels:
+        for kind in (*KINDS, None):
+            errors = sum(v for k, v in level.errors.items() if kind is None or k.startswith(kind))
+            print(
+                f"{level.concurrency if kind == KINDS[0] else '':>11}  {kind or 'all':<11} "
+                f"{level.count(kind):>9} {level.count(kind) / level.seconds:>8.1f} "
+                f"{level.percentile(kind, 0.50):>8.1f} {level.percentile(kind, 0.99):>8.1f} {errors:>7}"
+            )
+        print(
+            f"{'':>11}  e-mails sent by the workers: {level.mails}; CPU: machine {level.machine_cpu:.0%}, "
+            f"the simulated users {level.client_cpu:.2f} cores"
+        )
+    print()
+    print(f"Reminders made due during the run: {feeder.made_due}.")
+    errors: dict[str, int] = {}
+    for level in levels:
+        for key, count in level.errors.items():
+            errors[key] = errors.get(key, 0) + count
+    if errors:
+        print(
+            "Refused or failed requests (not in the timings): "
+            + ", ".join(f"{k}: {v}" for k, v in sorted(errors.items()))
+        )
+    if any(level.no_moves_left for level in levels):
+        print("Some simulated users ran out of planned moves and read a match page instead.")
+    print()
+    for kind in (*KINDS, None):
+        passed = next((lv.concurrency for lv in levels if lv.percentile(kind, 0.99) > P99_LIMIT_MS), None)
+        name = kind or "all requests together"
+        if passed is None:
+            print(f"p99 of {name}: under {P99_LIMIT_MS:g} ms up to concurrency {levels[-1].concurrency}.")
+        elif passed == levels[0].concurrency:
+            print(
+                f"p99 of {name}: already over {P99_LIMIT_MS:g} ms at the lowest concurrency measured, "
+                f"{passed} (try lower --levels)."
+            )
+        else:
+            print(f"p99 of {name}: passes {P99_LIMIT_MS:g} ms at concurrency {passed}.")
+
+
+# --- main -----------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    args = _arguments()
+    config = postgres_config(args.database_url, script="bench/load.py")
+    scratch = Path(tempfile.mkdtemp(prefix="wallsite-bench-load-"))
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="wallsite.settings.base",
+        DATABASE_URL=args.database_url,
+        DEBUG="0",
+        WALLSITE_VAR_DIR=str(scratch / "var"),
+    )
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    try:
+        if database_create(config):
+            print(f"Created database {config['NAME']!r}.")
+    except Exception as exc:
+        print(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}", file=sys.stderr)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return 1
+
+    from wallsite.embedded_redis import redis_start, redis_stop
+
+    redis_port = _free_port()
+    try:
+        redis = redis_start(port=redis_port, directory=scratch / "redis")
+    except Exception as exc:
+        print(f"Setup failed: cannot start an embedded Redis: {exc}", file=sys.stderr)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return 1
+    os.environ["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+    processes: list[subprocess.Popen] = []
+    feeder = None
+    try:
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command("migrate", verbosity=0)
+        began = time.perf_counter()
+        users, idle = _prepare(users=max(args.levels), history=args.history)
+        print(
+            f"Prepared {2 * len(users)} players and {len(users) * (LIVE_MATCHES + IDLE_MATCHES + 2)} Wall Go "
+            f"matches in {time.perf_counter() - began:.1f} s."
+        )
+        from django.db import connections
+
+        connections.close_all()
+        import redis as redis_client
+
+        redis_client.Redis(port=redis_port).flushdb()  # nothing queued by the set-up counts
+
+        mail_dir = scratch / "mail"
+        env = {
+            **os.environ,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": str(mail_dir),
+            "SWEEP_SECONDS": "2",
+            "REQUEUE_AFTER_SECONDS": "10",
+        }
+        port = _free_port()
+        base = f"http://127.0.0.1:{port}"
+        command = [
+            sys.executable, "-m", "gunicorn", "wallsite.wsgi:application", "-b", f"127.0.0.1:{port}",
+            "-w", str(args.workers), "--threads", str(args.threads),
+        ]  # fmt: skip
+        log = scratch / "gunicorn.log"
+        processes.append(_spawn(command, env=env, log=log))
+        _wait_for(lambda: _gunicorn_up(base), "gunicorn", processes[-1], log)
+        for number in range(args.celery_workers):
+            log = scratch / f"worker{number}.log"
+            celery = [sys.executable, "-m", "celery", "-A", "wallsite", "worker", "-c", "2", "-l", "info",
+                      "--without-mingle", "--without-gossip", "-n", f"load{number}@%h"]  # fmt: skip
+            processes.append(_spawn(celery, env=env, log=log))
+            _wait_for(
+                lambda log=log: "ready." in log.read_text(errors="replace"),
+                "a Celery worker",
+                processes[-1],
+                log,
+            )
+        beat = [sys.executable, "-m", "celery", "-A", "wallsite", "beat", "-l", "info",
+                "--schedule", str(scratch / "beat-schedule")]  # fmt: skip
+        processes.append(_spawn(beat, env=env, log=scratch / "beat.log"))
+        _warm_up(users, base, args)
+        load = _background_load()
+        print(
+            f"gunicorn is up on {base}, with {args.celery_workers} Celery worker(s) and beat; measuring ..."
+        )
+
+        feeder = ReminderFeeder(args.database_url, idle, args.reminders_per_second)
+        feeder.start()
+        feeder.running.set()
+        levels = []
+        for level in args.levels:
+            result = _measure(level, users, base, args, mail_dir)
+            levels.append(result)
+            print(
+                f"  concurrency {level}: {result.count(None) / result.seconds:.0f} req/s, "
+                f"p99 {result.percentile(None, 0.99):.0f} ms"
+            )
+        feeder.running.clear()
+        _report(levels, args=args, database=config["NAME"], feeder=feeder, load=load)
+        dead = [p for p in processes if p.poll() is not None]
+        if dead:
+            print(
+                f"\n{len(dead)} of the site's processes exited during the run "
+                f"(their logs were in {scratch}, now removed)."
+            )
+    except Exception as exc:
+        print(f"Setup failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if feeder is not None:
+            feeder.stopped.set()
+        for process in reversed(processes):
+            _stop(process)
+        redis_stop(redis)
+        shutil.rmtree(scratch, ignore_errors=True)
+        print("Stopped gunicorn, the workers, beat and Redis.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
