@@ -31,7 +31,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import database_create, postgres_config  # noqa: E402  (needs the path above)
+from bench.common import database_create, free_port, postgres_config  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_apibench"
 TARGET_RATIO = 0.40
@@ -79,12 +78,6 @@ def _arguments() -> argparse.Namespace:
     if args.clients < 1 or args.seconds <= 0 or args.workers < 1 or args.threads < 1:
         parser.error("--clients, --seconds, --workers and --threads must be positive")
     return args
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- the data -----------------------------------------------------------------------------------------
@@ -476,7 +469,7 @@ def main() -> int:
     from wallsite.embedded_redis import redis_start, redis_stop
 
     scratch = Path(tempfile.mkdtemp(prefix="wallsite-bench-api-"))
-    redis_port = _free_port()
+    redis_port = free_port()
     try:
         redis = redis_start(port=redis_port, directory=scratch / "redis")
     except Exception as exc:
@@ -505,7 +498,7 @@ def main() -> int:
 
         connections.close_all()  # the server has the database to itself from here on
 
-        port = _free_port()
+        port = free_port()
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "wallsite.settings.base",

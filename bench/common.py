@@ -1,7 +1,8 @@
-"""What the PostgreSQL benchmarks share: the database they measure, created when missing."""
+"""What the PostgreSQL benchmarks share: the database they measure (created when missing) and free ports."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from typing import Any
 
@@ -34,3 +35,10 @@ def database_create(config: dict[str, Any]) -> bool:
             return False
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
         return True
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

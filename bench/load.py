@@ -37,7 +37,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -52,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import database_create, postgres_config  # noqa: E402  (needs the path above)
+from bench.common import database_create, free_port, postgres_config  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
 P99_LIMIT_MS = 200.0
@@ -88,12 +87,6 @@ def _arguments() -> argparse.Namespace:
     if args.seconds <= 0 or args.workers < 1 or args.threads < 1 or args.celery_workers < 1:
         parser.error("--seconds, --workers, --threads and --celery-workers must be positive")
     return args
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- the players and their matches ---------------------------------------------------------------------
@@ -498,7 +491,7 @@ def main() -> int:
 
     from wallsite.embedded_redis import redis_start, redis_stop
 
-    redis_port = _free_port()
+    redis_port = free_port()
     try:
         redis = redis_start(port=redis_port, directory=scratch / "redis")
     except Exception as exc:
@@ -536,7 +529,7 @@ def main() -> int:
             "SWEEP_SECONDS": "2",
             "REQUEUE_AFTER_SECONDS": "10",
         }
-        port = _free_port()
+        port = free_port()
         base = f"http://127.0.0.1:{port}"
         command = [
             sys.executable, "-m", "gunicorn", "wallsite.wsgi:application", "-b", f"127.0.0.1:{port}",
