@@ -77,6 +77,21 @@ class Command(BaseCommand):
             done = services.match_create(creator=dave, game="wallgo", seat_count=2, name="A finished game")
             services.seat_join(match_id=done.pk, user=alice)
             play_random_moves(match_id=done.pk, rng=rng, moves=10_000)
+
+            # One match of every other game with alice seated; a deal or a die roll that starts a game is
+            # the worker's to run once the data is saved, so those wait for it.
+            for game, name, others in (
+                ("stairways", "Stairs and treasure", [bob]),
+                ("thewall", "Night at the Wall", [carol]),
+                ("wildlings", "The wildlings gather", [bob, carol]),
+                ("greatwall", "Black powder", [dave]),
+            ):
+                match = services.match_create(
+                    creator=alice, game=game, seat_count=1 + len(others), name=name, move_time_limit=days
+                )
+                for user in others:
+                    services.seat_join(match_id=match.pk, user=user)
+                play_random_moves(match_id=match.pk, rng=rng, moves=6)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo users {', '.join(DEMO_USERS)} created with password {DEMO_PASSWORD!r}; "
