@@ -39,6 +39,8 @@ chromium:
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	# Security lint of the site's code; findings of medium severity and above fail the build.
+	$(BIN)/bandit -q -r games accounts wallsite chat moderation ratings leagues -x '*/migrations/*' -ll
 
 test: install chromium lint
 	$(BIN)/pytest
