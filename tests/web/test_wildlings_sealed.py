@@ -206,6 +206,8 @@ def leaks(text: str, table: Table, position: int, sealed: Any, *, markup: bool =
             rf"\b{colour}: {sealed['order']}",  # the reveal line
             label.get(sealed["order"], notation),
             re.escape(json.dumps(sealed)),  # a private view in JSON
+            # PostgreSQL's jsonb gives the keys back in its own order (shorter first), here the sorted one.
+            re.escape(json.dumps(sealed, sort_keys=True)),
         ]
         if target:
             patterns.append(rf"marches on {target}|raids {target}")  # what it did
