@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
 
 from games.engines.base import Event, IllegalMove
-from games.engines.stairways.rules import Stairways
+from games.engines.stairways.rules import CARDS, Stairways
 
 ENGINE = Stairways()
+DECK = [card for card in CARDS for _ in range(2)]
+
+
+def deal(state: dict[str, Any], hands: tuple[tuple[str, ...], ...]) -> None:
+    """Give each seat exactly these cards; the rest of the two decks is the pile."""
+    pile = Counter(DECK)
+    for hand in hands:
+        pile.subtract(hand)
+    assert all(n >= 0 for n in pile.values()), "more copies of a card than the two decks hold"
+    state["hands"] = [sorted(hand, key=CARDS.index) for hand in hands]
+    state["pile"] = sorted(pile.elements(), key=CARDS.index)
 
 
 def actor(state: dict[str, Any]) -> int:

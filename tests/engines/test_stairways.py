@@ -20,11 +20,10 @@ import pytest
 
 from games.engines.base import IllegalMove
 from games.engines.stairways import board, layouts
-from games.engines.stairways.rules import CARDS, CROWD_POOL, STALL_ROUNDS, Stairways
-from tests.engines.stairways_play import actor, end_turn, hero, moves, play, raises, texts
+from games.engines.stairways.rules import CROWD_POOL, STALL_ROUNDS, Stairways
+from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, texts
 
 ENGINE = Stairways()
-DECK = [c for c in CARDS for _ in range(2)]
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -58,13 +57,7 @@ def position(
     state = ENGINE.new_state(
         seats=seats, options={"layout_json": json.dumps(layout), **options}, rng=random.Random(0)
     )
-    given = [list(h) for h in (hands or ((),) * seats)]
-    pile = Counter(DECK)
-    for hand in given:
-        pile.subtract(hand)
-    assert all(n >= 0 for n in pile.values()), "more copies of a card than the two decks hold"
-    state["hands"] = [sorted(h, key=CARDS.index) for h in given]
-    state["pile"] = sorted(pile.elements(), key=CARDS.index)
+    deal(state, hands or ((),) * seats)
     state["wonders"] = {s: None if o == "-" else int(o) for s, o in zip("HCDS", wonders, strict=True)}
     state["turns"] = list(turns or (2,) * seats)
     state["current"] = current
