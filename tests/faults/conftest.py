@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,23 +96,29 @@ class Db:
     def run(self, query: str, params: Any = None) -> int:
         return self.conn.execute(query, params).rowcount
 
+    def reconnect(self) -> None:
+        """A new connection, after the server went away under the old one."""
+        self.conn.close()
+        self.conn = psycopg.connect(libpq(self.url), autocommit=True, row_factory=dict_row)
+
     def close(self) -> None:
         self.conn.close()
 
 
-@pytest.fixture(scope="session")
-def pg_url(tmp_path_factory) -> Iterator[str]:
-    """A migrated throw-away PostgreSQL database for this session's fault tests."""
-    server = _server_url()
-    name = f"wallsite_faults_{os.getpid()}"
+@contextmanager
+def migrated_database(server: str, name: str, *, var: Path) -> Iterator[str]:
+    """A new database ``name`` on the PostgreSQL server at ``server``, migrated; dropped at the end."""
     url = with_database(server, name)
+
+    def drop() -> None:
+        with psycopg.connect(libpq(with_database(server, "postgres")), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+    drop()
     with psycopg.connect(libpq(with_database(server, "postgres")), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
-        env = process_env(
-            database_url=url, redis_url="redis://127.0.0.1:1/0", var=tmp_path_factory.mktemp("var")
-        )
+        env = process_env(database_url=url, redis_url="redis://127.0.0.1:1/0", var=var)
         done = subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
             cwd=ROOT,
@@ -122,8 +129,15 @@ def pg_url(tmp_path_factory) -> Iterator[str]:
         assert done.returncode == 0, f"migrate failed:\n{done.stdout}\n{done.stderr}"
         yield url
     finally:
-        with psycopg.connect(libpq(with_database(server, "postgres")), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        drop()
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory) -> Iterator[str]:
+    """A migrated throw-away PostgreSQL database for this session's fault tests."""
+    name = f"wallsite_faults_{os.getpid()}"
+    with migrated_database(_server_url(), name, var=tmp_path_factory.mktemp("var")) as url:
+        yield url
 
 
 @pytest.fixture
@@ -456,6 +470,24 @@ def wallgo_lines(pg: Db, staged: dict[str, Any], tokens_of: Callable[[int], tupl
             )
         )
     return lines
+
+
+def wallgo_pairs(stack, pg: Db, redis, *, prefix: str, clients: int, matches_each: int) -> list[Line]:
+    """``clients`` pairs of players, each pair with ``matches_each`` Wall Go matches of its own, staged on
+    the site: a line of play per match, holding its pair's tokens (so no two clients share a match)."""
+    players = names(prefix, 2 * clients)
+    matches = []
+    for client in range(clients):
+        pair = players[2 * client : 2 * client + 2]
+        matches += [{"game": "wallgo", "players": pair} for _ in range(matches_each)]
+    staged = stack.stage({"users": players, "matches": matches}, redis=redis)
+    tokens = [staged["users"][name]["token"] for name in players]
+
+    def pair_of(index: int) -> tuple[str, ...]:
+        first = 2 * (index // matches_each)
+        return tuple(tokens[first : first + 2])
+
+    return wallgo_lines(pg, staged, pair_of)
 
 
 # --- what must hold afterwards --------------------------------------------------------------------------

@@ -1,15 +1,17 @@
 """PostgreSQL going away under load: clear errors at once while it is gone, full recovery after, and no
 move lost or doubled.
 
-The machine's PostgreSQL cannot be restarted from a test, so the site reaches it through a TCP proxy
-(tests/support/tcp_proxy.py) that the test cuts, which drops every connection and refuses new ones as
-a restarting server does, and then restores.
+Twice: the machine's PostgreSQL reached through a TCP proxy (tests/support/tcp_proxy.py) that the test
+cuts, dropping every connection and refusing new ones, and then restores; and a PostgreSQL server of the
+test's own (tests/support/pg_cluster.py) that it crashes (an immediate stop: no checkpoint, every
+backend killed) and starts again, replaying its write-ahead log.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from urllib.parse import urlsplit
@@ -18,25 +20,29 @@ import httpx
 
 from tests.faults.conftest import (
     Api,
+    Db,
     Line,
+    Stack,
     assert_consistent,
-    names,
+    migrated_database,
     run_threads,
     wait_until,
-    wallgo_lines,
+    wallgo_pairs,
     with_address,
 )
+from tests.support.pg_cluster import PrivateCluster
 from tests.support.tcp_proxy import TcpProxy
 
 CLIENTS = 3
 MATCHES_EACH = 2
 ANSWER_WITHIN = 10.0  # seconds: anything slower while the database is away counts as a hang
 CUT_SECONDS = 4.0
+STEADY = ("before", "cut", "after")  # phases whose answers are judged; the others are transitions
 
 
 @dataclass
 class Answer:
-    phase: str  # "before", "cut", "after" or "edge" (the proxy changed while it was under way)
+    phase: str  # "before", "cut", "after" or "edge" (begun or ended while the database went or came back)
     kind: str  # "move", "read", "page", "health"
     status: int
     content_type: str
@@ -44,28 +50,45 @@ class Answer:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Outage:
+    """How the database goes away, and how it comes back."""
+
+    cut: Callable[[], None]
+    restore: Callable[[], None]
+
+
 def test_the_database_going_away_gives_clear_errors_then_everything_recovers(stack, pg, pg_url):
     redis = stack.redis()
     target = urlsplit(pg_url)
     proxy = TcpProxy(target_host=target.hostname or "127.0.0.1", target_port=target.port or 5432).start()
     try:
-        run(stack, pg, redis, proxy, with_address(pg_url, "127.0.0.1", proxy.port))
+        run(stack, pg, redis, Outage(proxy.cut, proxy.restore), with_address(pg_url, "127.0.0.1", proxy.port))
     finally:
         proxy.close()
 
 
-def run(stack, pg, redis, proxy: TcpProxy, proxied_url: str) -> None:
-    players = names("pgdown", 2 * CLIENTS)
-    matches = []
-    for client in range(CLIENTS):
-        pair = players[2 * client : 2 * client + 2]
-        matches += [{"game": "wallgo", "players": pair} for _ in range(MATCHES_EACH)]
-    staged = stack.stage({"users": players, "matches": matches}, redis=redis)
-    tokens = [staged["users"][name]["token"] for name in players]
-    lines = wallgo_lines(
-        pg, staged, lambda i: tuple(tokens[2 * (i // MATCHES_EACH) : 2 * (i // MATCHES_EACH) + 2])
-    )
-    web = stack.web(redis=redis, workers=2, threads=2, database_url=proxied_url)
+def test_postgresql_crashed_and_restarted_under_load_loses_no_committed_move(tmp_path):
+    cluster = PrivateCluster()
+    try:
+        cluster.start()
+        with migrated_database(cluster.url, "wallsite_restart", var=tmp_path / "var") as url:
+            stack, pg = Stack(database_url=url, root=tmp_path), Db(url)
+            try:
+                run(stack, pg, stack.redis(), Outage(cluster.crash, cluster.start), url)
+            except BaseException:
+                print(stack.logs())
+                raise
+            finally:
+                stack.stop_all()
+                pg.close()
+    finally:
+        cluster.close()
+
+
+def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
+    lines = wallgo_pairs(stack, pg, redis, prefix="pgdown", clients=CLIENTS, matches_each=MATCHES_EACH)
+    web = stack.web(redis=redis, workers=2, threads=2, database_url=database_url)
 
     answers: list[Answer] = []
     problems: list[str] = []
@@ -85,7 +108,7 @@ def run(stack, pg, redis, proxy: TcpProxy, proxied_url: str) -> None:
         with lock:
             answers.append(
                 Answer(
-                    phase=start_phase if start_phase == end_phase else "edge",
+                    phase=start_phase if start_phase == end_phase and start_phase in STEADY else "edge",
                     kind=kind,
                     status=response.status_code,
                     content_type=response.headers.get("content-type", ""),
@@ -147,7 +170,7 @@ def run(stack, pg, redis, proxy: TcpProxy, proxied_url: str) -> None:
 
     def browse() -> None:
         """Someone reading a match page and the API, and a load balancer polling /healthz."""
-        reader = Api(web.base, tokens[0], timeout=ANSWER_WITHIN)
+        reader = Api(web.base, lines[0].tokens[0], timeout=ANSWER_WITHIN)
         with httpx.Client(base_url=web.base, timeout=ANSWER_WITHIN) as http:
             while not stop.is_set():
                 timed("page", lambda: http.get(f"/matches/{lines[0].match_id}/"))
@@ -162,10 +185,14 @@ def run(stack, pg, redis, proxy: TcpProxy, proxied_url: str) -> None:
 
     def control() -> None:
         wait_until(lambda: moved("before") >= 2 * CLIENTS, "moves before the cut", timeout=60)
+        # Stopping and starting a server takes a moment, during which either answer is right: requests
+        # begun then count as "edge", and only those begun once it is surely gone must be refused.
+        phase[0] = "cutting"
+        outage.cut()
         phase[0] = "cut"
-        proxy.cut()
         time.sleep(CUT_SECONDS)
-        proxy.restore()
+        phase[0] = "restoring"
+        outage.restore()
         phase[0] = "after"
 
         def healthy() -> bool:
@@ -217,6 +244,7 @@ def run(stack, pg, redis, proxy: TcpProxy, proxied_url: str) -> None:
     recovered = of("after")
     assert all(a.status < 400 for a in recovered), [(a.kind, a.status, a.body[:200]) for a in recovered]
 
+    pg.reconnect()  # a restarted server has dropped the test's own connection too
     assert_consistent(pg, [line.match_id for line in lines])
     for line in lines:
         row = pg.rows("SELECT version, engine_state FROM games_match WHERE id = %s", [line.match_id])[0]

@@ -15,10 +15,9 @@ from tests.faults.conftest import (
     Db,
     Line,
     assert_consistent,
-    names,
     run_threads,
     wait_until,
-    wallgo_lines,
+    wallgo_pairs,
 )
 
 CLIENTS = 6
@@ -66,16 +65,7 @@ def worker_in_a_move(pg: Db, workers: list[int]) -> int | None:
 
 def test_a_web_process_killed_in_the_middle_of_moves_leaves_no_partial_state(stack, pg):
     redis = stack.redis()
-    players = names("kill", 2 * CLIENTS)
-    matches = []
-    for client in range(CLIENTS):
-        pair = players[2 * client : 2 * client + 2]
-        matches += [{"game": "wallgo", "players": pair} for _ in range(MATCHES_EACH)]
-    staged = stack.stage({"users": players, "matches": matches}, redis=redis)
-    tokens = [staged["users"][name]["token"] for name in players]
-    lines = wallgo_lines(
-        pg, staged, lambda index: tuple(tokens[2 * (index // MATCHES_EACH) : 2 * (index // MATCHES_EACH) + 2])
-    )
+    lines = wallgo_pairs(stack, pg, redis, prefix="kill", clients=CLIENTS, matches_each=MATCHES_EACH)
     web = stack.web(redis=redis, workers=WORKERS)
 
     stop = threading.Event()
