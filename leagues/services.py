@@ -105,7 +105,10 @@ def season_open(*, league: League, starts_at: datetime, by: AbstractBaseUser) ->
 
 
 def can_organise(*, league: League, user: AbstractBaseUser) -> bool:
-    return user.is_authenticated and (user.is_staff or user.pk == league.created_by_id)
+    # Staff status alone is not enough: moderators have it for the admin, not to run others' leagues.
+    return user.is_authenticated and (
+        user.pk == league.created_by_id or (user.is_staff and user.has_perm("leagues.change_league"))
+    )
 
 
 def entry_signup(*, season_id: int, user: AbstractBaseUser) -> Entry:

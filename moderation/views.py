@@ -26,7 +26,8 @@ from moderation.models import Report
 
 def moderators_only(perm: str | None = None) -> Callable:
     """404 for everyone without the permission (``None``: any moderator's), logged in or not, so the
-    moderation pages do not even show that they exist."""
+    moderation pages do not even show that they exist. It goes above ``require_GET``/``require_POST``:
+    a 405 for the wrong method would give the page away too."""
 
     def decorate(view: Callable) -> Callable:
         @wraps(view)
@@ -48,8 +49,8 @@ def moderators_only(perm: str | None = None) -> Callable:
 # --- the report queue ---------------------------------------------------------------------------------
 
 
-@require_GET
 @moderators_only(permissions.REPORTS)
+@require_GET
 def queue(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status", "unresolved")
     if status not in selectors.QUEUE_FILTERS:
@@ -79,15 +80,15 @@ def queue(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_POST
 @moderators_only(permissions.REPORTS)
+@require_POST
 def report_assign(request: HttpRequest, report_id: int) -> HttpResponse:
     _run(request, lambda: services.report_assign(moderator=request.user, report_id=report_id), "It is yours.")
     return _back(request, reverse("moderation-queue"))
 
 
-@require_POST
 @moderators_only(permissions.REPORTS)
+@require_POST
 def report_resolve(request: HttpRequest, report_id: int) -> HttpResponse:
     form = forms.ResolveForm(request.POST)
     if not form.is_valid():
@@ -107,8 +108,8 @@ def report_resolve(request: HttpRequest, report_id: int) -> HttpResponse:
     return _back(request, reverse("moderation-queue"))
 
 
-@require_GET
 @moderators_only()
+@require_GET
 def actions(request: HttpRequest) -> HttpResponse:
     match_id = request.GET.get("match") or None
     user = None
@@ -190,8 +191,8 @@ MATCH_ACTIONS = {
 }
 
 
-@require_POST
 @moderators_only(permissions.MATCHES)
+@require_POST
 def match_action(request: HttpRequest, match_id: int, action: str) -> HttpResponse:
     if action not in MATCH_ACTIONS:
         raise Http404("There is no such action.")
@@ -212,8 +213,8 @@ def match_action(request: HttpRequest, match_id: int, action: str) -> HttpRespon
     return redirect(reverse("match-detail", args=[match_id]) + "#moderation")
 
 
-@require_POST
 @moderators_only(permissions.HIDDEN_STATE)
+@require_POST
 def match_secrets(request: HttpRequest, match_id: int) -> HttpResponse:
     """Every seat's hidden information, shown once per request with a reason: the page is never a
     link to share, and each look is in the record and the match log."""
@@ -239,8 +240,8 @@ def match_secrets(request: HttpRequest, match_id: int) -> HttpResponse:
 # --- chat ---------------------------------------------------------------------------------------------
 
 
-@require_POST
 @moderators_only(permissions.CHAT)
+@require_POST
 def message_hide(request: HttpRequest, message_id: int) -> HttpResponse:
     message = get_object_or_404(ChatMessage, pk=message_id)
     form = forms.LiftForm(request.POST)  # a reason alone
@@ -260,8 +261,8 @@ def message_hide(request: HttpRequest, message_id: int) -> HttpResponse:
 # --- users --------------------------------------------------------------------------------------------
 
 
-@require_GET
 @moderators_only(permissions.USERS)
+@require_GET
 def user_detail(request: HttpRequest, username: str) -> HttpResponse:
     return _user_page(request, username, forms.SuspendForm())
 
@@ -286,8 +287,8 @@ def _user_page(
     )
 
 
-@require_POST
 @moderators_only(permissions.USERS)
+@require_POST
 def user_suspend(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
     form = forms.SuspendForm(request.POST)
@@ -309,8 +310,8 @@ def user_suspend(request: HttpRequest, username: str) -> HttpResponse:
     return _user_page(request, username, form, status=400)
 
 
-@require_POST
 @moderators_only(permissions.USERS)
+@require_POST
 def suspension_lift(request: HttpRequest, suspension_id: int) -> HttpResponse:
     form = forms.LiftForm(request.POST)
     if not form.is_valid():

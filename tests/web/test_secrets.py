@@ -52,23 +52,34 @@ def advance(match: Match, *, steps: int, rng: random.Random) -> Match:
     return match
 
 
-def everything(client: Client, match: Match, token: str) -> dict[str, str]:
-    """Every answer a seated player can fetch about the match, as text."""
-    api = {"HTTP_AUTHORIZATION": f"Token {token}"}
-    urls = {
-        "page": reverse("match-detail", args=[match.pk]),
-        "svg": reverse("match-board", args=[match.pk]),
-    }
-    answers = {name: client.get(url).content.decode() for name, url in urls.items()}
-    for name in ("api-match", "api-match-log", "api-match-legal-moves"):
-        response = client.get(reverse(name, args=[match.pk]), **api)
-        answers[name] = json.dumps(response.json(), sort_keys=True)
-    answers["api-mine"] = json.dumps(client.get(reverse("api-matches") + "?scope=mine", **api).json())
-    answers["replay"] = client.get(reverse("match-replay", args=[match.pk])).content.decode()
-    user = Token.objects.get(key=token).user
-    answers["calendar"] = client.get(reverse("calendar-feed", args=[user.calendar_token])).content.decode()
-    answers["email"] = _turn_email(match, user)
+def everything(client: Client, match: Match, token: str | None) -> dict[str, str]:
+    """Every answer a seated player (``token`` given) or a spectator (None) can fetch about the match."""
+    api = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    pages = ["page", "svg", "log", "replay", "api-match", "api-match-log"]
+    if token:
+        pages += ["api-match-legal-moves", "api-mine", "my-matches", "calendar"]
+    user = Token.objects.get(key=token).user if token else None
+    answers = {}
+    for name in pages:
+        response = client.get(_address(name, match, user), **(api if name.startswith("api-") else {}))
+        # Comparing two error pages would prove nothing: every answer must be the real one.
+        assert response.status_code == 200, f"{name}: {response.status_code}"
+        text = response.content.decode()
+        answers[name] = json.dumps(response.json(), sort_keys=True) if name.startswith("api-") else text
+    if user is not None:
+        answers["email"] = _turn_email(match, user)
     return {name: CSRF.sub("csrf", text) for name, text in answers.items()}
+
+
+def _address(name: str, match: Match, user) -> str:
+    if name == "api-mine":
+        return reverse("api-matches") + "?scope=mine"
+    if name == "my-matches":
+        return reverse("my-matches")
+    if name == "calendar":
+        return reverse("calendar-feed", args=[user.calendar_token])
+    named = {"page": "match-detail", "svg": "match-board", "log": "match-log", "replay": "match-replay"}
+    return reverse(named.get(name, name), args=[match.pk])
 
 
 def _turn_email(match: Match, user) -> str:
@@ -81,19 +92,29 @@ def _turn_email(match: Match, user) -> str:
     return "\n".join([message.subject, message.body, *(body for body, _ in message.alternatives)])
 
 
-def redeal_hidden(match: Match, engine: Engine, viewer: int, rng: random.Random) -> bool:
-    """Store a sample of what ``viewer`` cannot know as the real position; False if nothing moved."""
+def redeal_hidden(
+    match: Match, engine: Engine, viewer: int | None, rng: random.Random, *, decks_too: bool = False
+) -> bool:
+    """Store a sample of what ``viewer`` (None: a spectator) cannot know as the real position; False if
+    nothing moved. A sample must change another seat's hand, or with ``decks_too`` at least the
+    server-only part (a draw pile's content or order), which is all a lone player cannot know."""
     match.refresh_from_db()
     state = match.engine_state
+    others = [p for p in range(match.seat_count) if p != viewer]
+    fallback = None
     for _ in range(20):
         sample = engine.sample_hidden(state, viewer, rng)
-        others = [p for p in range(match.seat_count) if p != viewer]
         if any(engine.private_view(sample, p) != engine.private_view(state, p) for p in others):
             break
+        if decks_too and fallback is None and sample != state:
+            fallback = sample
     else:
-        return False
+        if fallback is None:
+            return False
+        sample = fallback
     assert engine.public_view(sample) == match.public_view, "a re-deal must not change the public view"
-    assert engine.private_view(sample, viewer) == engine.private_view(state, viewer)
+    if viewer is not None:
+        assert engine.private_view(sample, viewer) == engine.private_view(state, viewer)
     Match.objects.filter(pk=match.pk).update(engine_state=sample)
     # The latest log line holds the same position: its replay must not tell the two apart either.
     Move.objects.filter(match=match, seq=match.log_length).update(state_after=sample)

@@ -81,6 +81,13 @@ def test_only_the_redoc_page_may_run_its_own_inline_start_up_script(client):
     assert "'unsafe-inline'" not in policy_of(client.get(reverse("api-docs")))["script-src"]
 
 
+@pytest.mark.parametrize("page", ["api-docs", "api-redoc"])
+def test_the_api_documentation_loads_nothing_from_another_host(client, page):
+    html = client.get(reverse(page)).content.decode()
+    outside = re.findall(r'(?:src|href)="((?:https?:)?//[^"]*)"', html)
+    assert outside == [], outside
+
+
 def test_the_production_settings_pass_the_deploy_checks():
     env = {
         **os.environ,
