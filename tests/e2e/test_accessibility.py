@@ -2,9 +2,9 @@
 
 axe-core (WCAG 2.0, 2.1 and 2.2, levels A and AA) runs on the main pages and on a match in play for
 every game in the registry, as the player to move, at desktop size and at a phone's size; on the phone
-no page may scroll sideways. Then Wall Go and Walls and Stairways are played with the keyboard alone:
-Tab and Shift+Tab reach the offered places on the server-drawn board, Enter or Space chooses one, and the
-Play button sends the move.
+no page may scroll sideways and the board is drawn at a readable width. Then every game is played with
+the keyboard alone: Tab and Shift+Tab reach the offered places on the server-drawn board, Enter or Space
+chooses one, through every step of a move, and the Play button sends the move.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from datetime import timedelta
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from django.conf import settings
-from django.test import Client
 from django.utils import timezone
 
 from games import services
@@ -25,11 +23,14 @@ from games.models import Match, Move
 from games.playouts import play_random_moves
 from leagues import services as league_services
 from moderation.services import moderator_appoint, report_create
+from tests.e2e.browsing import PASSWORD
+from tests.e2e.browsing import open_page as open_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "browser-test-password-9"
 VIEWPORTS = {"desktop": {"width": 1200, "height": 900}, "phone": {"width": 375, "height": 740}}
+# On a phone the board fills the screen's width, less the page's margins: not shrunk to a stamp.
+PHONE_BOARD_MIN = 300
 AXE_OPTIONS = {
     "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
     "resultTypes": ["violations"],
@@ -60,20 +61,8 @@ def make_users(django_user_model, *names: str) -> dict:
 
 
 def open_page(browser, base: str, size: str, user=None):
-    """A fresh browser context at ``size``, logged in as ``user`` (through a session made on the server,
-    as the log-in form would make it) or anonymous."""
-    viewport = VIEWPORTS[size]
-    phone = size == "phone"
-    context = browser.new_context(
-        viewport=viewport, is_mobile=phone, has_touch=phone, device_scale_factor=2 if phone else 1
-    )
-    context.set_default_timeout(15_000)
-    if user is not None:
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base}])
-    return context, context.new_page()
+    """A fresh browser context at ``size``, logged in as ``user`` or anonymous."""
+    return open_context(browser, base, VIEWPORTS[size], user)
 
 
 def check(page, size: str, what: str) -> list[str]:
@@ -213,6 +202,10 @@ def test_a_match_in_play_passes_the_accessibility_check_for_the_player_to_move(
     assert "Your move." in page.text_content("[data-testid=match-status]")
     assert page.locator("#board [data-target].choosable").count() > 0
     problems += check(page, size, f"{game} match, to move")
+    if size == "phone":
+        drawn = page.locator("#board svg").bounding_box()
+        if drawn["width"] < PHONE_BOARD_MIN:
+            problems.append(f"{game} match ({size}): the board is {drawn['width']:.0f}px wide")
     # Halfway through a move: the first place chosen, the next ones offered.
     first = page.locator("#board [data-target].choosable").first
     first.focus()
@@ -296,7 +289,8 @@ def keyboard_move(page, move: dict, *, key: str, backwards: bool) -> None:
         tab_to(page, target, backwards=backwards)
         element = page.locator(f'#board [data-target="{target}"]').first
         assert element.get_attribute("role") == "button"
-        assert element.get_attribute("aria-label"), f"{target} has no name"
+        # Named by the board in words, not by the script's fallback (the bare target id).
+        assert element.get_attribute("aria-label") not in (None, "", target), f"{target} has no name"
         assert "choosable" in element.get_attribute("class")
         page.keyboard.press(key)
         assert "chosen" in element.get_attribute("class") or element.get_attribute("aria-pressed") == "true"
@@ -312,22 +306,44 @@ def legal_moves(page) -> list[dict]:
     return json.loads(page.locator("#legal-moves").text_content())
 
 
-@pytest.mark.parametrize("game", ["wallgo", "stairways"])
+def chosen(page) -> set[str]:
+    return set(
+        page.locator("#board [data-target].chosen").evaluate_all("els => els.map((e) => e.dataset.target)")
+    )
+
+
+def seat_moves(match: Match) -> int:
+    """The lines of the log a player wrote (chance steps between turns write lines of their own)."""
+    return Move.objects.filter(match=match, seat__isnull=False).count()
+
+
+# Tables as small as each game allows (at least two players), and a move cap generous enough for the
+# slowest game to offer two moves of several steps (the Wildlings' deck decides when orders come up).
+KEYBOARD_MOVE_CAP = {"wildlings": 40, "greatwall": 30}
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_a_match_is_played_with_the_keyboard_alone(live_server, browser, django_user_model, game):
     base = live_server.url
-    users = make_users(django_user_model, "ann", "ben")
-    match = services.match_create(creator=users["ann"], game=game, seat_count=2, name="Keys only")
-    services.seat_join(match_id=match.pk, user=users["ben"])
-    pages = {}
-    for position, name in enumerate(["ann", "ben"]):
-        _, pages[position] = open_page(browser, base, "desktop", users[name])
+    engine = registry.get_engine(game)
+    names = ["ann", "ben", "cat", "dan", "eve", "fay"][: max(engine.min_players, 2)]
+    users = make_users(django_user_model, *names)
+    match = services.match_create(creator=users["ann"], game=game, seat_count=len(names), name="Keys only")
+    for name in names[1:]:
+        services.seat_join(match_id=match.pk, user=users[name])
+    contexts, pages = [], {}
+    for position, name in enumerate(names):
+        context, pages[position] = open_page(browser, base, "desktop", users[name])
+        contexts.append(context)
     rng = random.Random(11)
     played = steps = 0
+    cap = KEYBOARD_MOVE_CAP.get(game, 16)
     # Several moves, at least two of them built from several places (Wall Go: the placement, then
-    # full turns of a token's move and a wall).
+    # full turns of a token's move and a wall; The Wall: a unit, then where it goes and what it does).
     while played < 4 or steps < 2:
-        assert played < 16, "no move of several steps came up"
+        assert played < cap, f"no two moves of several steps came up in {cap} moves"
         match.refresh_from_db()
+        assert match.status == Match.Status.ACTIVE
         actor = min(match.engine.actors(match.engine_state))
         page = pages[actor]
         page.goto(base + match.get_absolute_url())
@@ -335,10 +351,15 @@ def test_a_match_is_played_with_the_keyboard_alone(live_server, browser, django_
         moves = legal_moves(page)
         longer = [m for m in moves if len(m["path"]) > 1]
         move = rng.choice(longer or moves)
+        before = seat_moves(match)
         keyboard_move(page, move, key="Enter" if played % 2 else " ", backwards=played % 2 == 1)
+        # The move landed: one more line in the log, the one chosen.
+        assert seat_moves(match) == before + 1
+        last = Move.objects.filter(match=match, seat__isnull=False).latest("seq")
+        assert (last.seat.position, last.notation) == (actor, move["text"])
         played += 1
         steps += len(move["path"]) > 1
-    assert Move.objects.filter(match=match).count() == played
+    assert seat_moves(match) == played
 
     match.refresh_from_db()
     page = pages[min(match.engine.actors(match.engine_state))]
@@ -360,10 +381,12 @@ def test_a_match_is_played_with_the_keyboard_alone(live_server, browser, django_
     tab_to(page, move["path"][0], backwards=True)
     page.keyboard.press("Enter")
     if len(move["path"]) > 1:
-        assert page.locator("#board [data-target].chosen").count() == 1
+        assert chosen(page) == {move["path"][0]}
         page.keyboard.press("Escape")
     else:
         page.click("#move-clear")
     assert page.input_value("#id_move") == ""
-    assert page.locator("#board [data-target].chosen").count() == 0
-    assert Move.objects.filter(match=match).count() == played
+    assert chosen(page) == set()
+    assert seat_moves(match) == played
+    for context in contexts:
+        context.close()

@@ -785,6 +785,18 @@ def test_owned_regions_are_tinted_in_the_owners_colour() -> None:
     assert len({fills[f"sq-{sq}"] for sq in SQUARES if sq != "a1"}) == 1
 
 
+def test_empty_owned_squares_show_their_owners_shape_not_only_a_tint() -> None:
+    # Walls close a1 and a2 off, with seat 0's token on a1; the rest of the board is shared.
+    state = position(["a1 d4 e4 c7", "g1 g2 g3 f1"], ["a2n a1e a2e"])
+    root = ET.fromstring(board(state, interactive=False))
+    marks = [el for el in root.iter() if (el.get("class") or "").startswith("territory-mark ")]
+    assert [(el.tag.split("}")[1], el.get("data-seat"), el.get("fill")) for el in marks] == [
+        ("circle", "0", seat_colour(0))
+    ]
+    # The mark sits on a2, the one empty square of the region (a1 holds the token itself).
+    assert marks[0].get("cx") == "56" and marks[0].get("cy") == "336"
+
+
 def test_svg_is_deterministic() -> None:
     state, _ = play(position(OPEN, ["a1n"]), "d4-d6/c3n")
     assert board(state, interactive=True) == board(copy.deepcopy(state), interactive=True)

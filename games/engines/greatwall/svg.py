@@ -4,17 +4,20 @@ From the top: the Horde cards before the three wall sections (row 3, the farthes
 to the wall), each with its 3 x 3 vital-spot grid, wounds, soldiers and Snake Clan tokens; the wall with
 its levels, Firing spots, War Machines and the four Towers; the Rest Zones; the six locations with their
 clerks; the War Machines beside the board; then the viewer's own supply, reserve, Command cards, Advisor
-hand and buttons. Every interpolated value is escaped; equal views give identical markup.
+hand and buttons. Every general's pieces have its seat's shape as well as its colour (the Imperial
+general's a hexagon). Every interpolated value is escaped; equal views give identical markup.
 
 Click targets (``interactive``): ``horde-<s>-<r>`` (a card, shot at), ``spot-<s>-<r>-<k>`` (a vital spot),
 ``tank-<s>-<k>`` (a Tank's 2 x 2 block on a first-row card), ``sec-<s>`` (a wall section), ``fire-<s>``
 (its Firing spots), ``mach-<s>-<type>`` (a War Machine on the wall), ``tower-<t>``, ``loc-<location>``,
 ``wm-<type>`` and ``build-level`` (what the Builders build), ``sup-<soldier>`` (recruit), ``res-<soldier>``
-(attack), ``cmd-<card>``, ``adv-<card>``, ``save-<n>`` and ``done``.
+(attack), ``cmd-<card>``, ``adv-<card>``, ``save-<n>`` and ``done``: on a board to play on, each is a
+button named in words (what covers a vital spot included), and the board a group of them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from games.engines.greatwall.cards import (
@@ -43,8 +46,10 @@ from games.engines.greatwall.cards import (
     TANK_ANCHORS,
     TOWERS,
 )
-from games.engines.palette import SEAT_NAMES, seat_colour
+from games.engines.palette import SEAT_NAMES, SEAT_SHAPES, seat_colour
+from games.engines.svgkit import TARGET_ROLE, root_role
 from games.engines.svgkit import attr as _a
+from games.engines.svgkit import mix as _mix
 from games.engines.svgkit import number as _n
 
 WIDTH = 1064
@@ -60,6 +65,7 @@ NEUTRAL = "#7F7F7F"
 WOUND = "#B3261E"
 SNAKE = "#2E7D32"
 RES_LETTER = {"wood": "W", "stone": "S", "gold": "G", "chi": "C", "honor": "H"}
+NEUTRAL_SHAPE = "hexagon"  # the Imperial general's: none of the four seats of this game has it
 
 STYLE = (
     "<style>"
@@ -81,8 +87,46 @@ def _colour(view: dict[str, Any], general: int) -> str:
     return NEUTRAL if general == view.get("neutral") else seat_colour(general)
 
 
+def _shape(view: dict[str, Any], general: int) -> str:
+    return NEUTRAL_SHAPE if general == view.get("neutral") else SEAT_SHAPES[general % len(SEAT_SHAPES)]
+
+
+def _piece(view: dict[str, Any], general: int, x: float, y: float, rad: float, letter: str = "") -> str:
+    """A general's piece: its colour and, so that colour is never the only cue, its seat's shape (the
+    same as beside the players' names), with the soldier's letter on it."""
+    shape = _shape(view, general)
+    common = (
+        f'fill="{_colour(view, general)}" stroke="{INK}" stroke-width="1.5" stroke-linejoin="round" '
+        f'class="marker seat-{general}" data-shape="{shape}" pointer-events="none"'
+    )
+    dy = 0.0
+    if shape == "circle":
+        body = f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(rad)}" {common}/>'
+    elif shape == "square":
+        side = rad * 1.7
+        body = (
+            f'<rect x="{_n(x - side / 2)}" y="{_n(y - side / 2)}" width="{_n(side)}" height="{_n(side)}" '
+            f"{common}/>"
+        )
+    else:
+        corners, start = {"triangle": (3, -90), "diamond": (4, -90), "pentagon": (5, -90)}.get(shape, (6, 0))
+        r = rad * {"triangle": 1.35, "diamond": 1.25}.get(shape, 1.1)
+        # A triangle's centroid sits low: lift the shape so it looks centred, and its letter with it.
+        dy = rad * 0.25 if shape == "triangle" else 0.0
+        points = " ".join(
+            f"{_n(x + r * math.cos(math.radians(start + k * 360 / corners)))},"
+            f"{_n(y + dy + r * math.sin(math.radians(start + k * 360 / corners)))}"
+            for k in range(corners)
+        )
+        body = f'<polygon points="{points}" {common}/>'
+    if not letter:
+        return body
+    size = 11 if rad >= 10 else 9
+    return body + _text(x, y + dy + size * 0.36, letter, size=size, anchor="middle", weight="700")
+
+
 def _target(target: str, interactive: bool) -> str:
-    return f' data-target="{_a(target)}" tabindex="-1"' if interactive else ""
+    return f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
 
 
 def _text(
@@ -144,12 +188,20 @@ def _mark(view: dict[str, Any], mark: list[Any], x: float, y: float) -> str:
             + _text(x, y + 4, "~", size=12, anchor="middle", fill="#FFFFFF", weight="700")
         )
     if kind == "s":
-        return (
-            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="10" fill="{_colour(view, mark[1])}" stroke="{INK}" '
-            f'stroke-width="1.5" pointer-events="none"/>'
-            + _text(x, y + 4, SOLDIER_LETTER.get(mark[2], "?"), size=11, anchor="middle", weight="700")
-        )
+        return _piece(view, mark[1], x, y, 10, SOLDIER_LETTER.get(mark[2], "?"))
     return ""  # a Tank is drawn once over its block
+
+
+def _cover_words(view: dict[str, Any], mark: list[Any]) -> str:
+    """What lies on a vital spot, in words."""
+    kind = mark[0]
+    if kind == "w":
+        return "wounded"
+    if kind == "k":
+        return f"{_who(view, mark[1])}'s Snake Clan token"
+    if kind == "s":
+        return f"{_who(view, mark[1])}'s {SOLDIER_NAMES.get(mark[2], 'soldier')}"
+    return f"{_who(view, mark[1])}'s Tank"
 
 
 def _card(
@@ -192,6 +244,8 @@ def _card(
         spot_label = f"Vital spot {k} of {card['name']} ({view['sections'][s]['name']}{r})"
         if str(k) in rewards:
             spot_label += f", reward: 1 {rewards[str(k)]}"
+        if cover[k - 1] is not None:
+            spot_label += f", {_cover_words(view, cover[k - 1])}"
         out.append(
             f'<circle cx="{_n(sx)}" cy="{_n(sy)}" r="11" fill="#FFFFFF" stroke="{INK}" stroke-width="1" '
             f'class="pick"{_target(f"spot-{s}-{r}-{k}", interactive)} aria-label="{_a(spot_label)}">'
@@ -214,13 +268,13 @@ def _card(
             f'fill="{_colour(view, owner)}" fill-opacity="0.75" stroke="{INK}" stroke-width="2" '
             f'pointer-events="none"/>'
         )
-        # The letter on the block's first spot, clear of the block handles drawn at its centre.
-        out.append(_text(ax, ay + 5, "T", size=14, anchor="middle", weight="700"))
+        # The owner's piece on the block's first spot, clear of the block handles drawn at its centre.
+        out.append(_piece(view, owner, ax, ay, 10, "T"))
     if r == 1 and "turtle" in view["clans"]:
         for anchor in TANK_ANCHORS:
             ax, ay = _spot_xy(cx, cy, anchor)
             px, py = ax + GRID / 2, ay + GRID / 2
-            tank_label = f"Tank block from spot {anchor} of {card['name']}"
+            tank_label = f"Tank block from spot {anchor} of {card['name']} ({view['sections'][s]['name']}{r})"
             out.append(
                 f'<path d="M{_n(px)} {_n(py - 5)}L{_n(px + 5)} {_n(py)}L{_n(px)} {_n(py + 5)}L{_n(px - 5)} '
                 f'{_n(py)}Z" fill="#DDDDDD" stroke="{INK}" stroke-width="0.8" class="pick"'
@@ -263,13 +317,7 @@ def _wall(view: dict[str, Any], y: float, interactive: bool) -> str:
             fx, fy = x + 106 + i * 44, y + 65
             if i < len(sec["firing"]):
                 owner, kind = sec["firing"][i]
-                out.append(
-                    f'<circle cx="{_n(fx)}" cy="{_n(fy)}" r="12" fill="{_colour(view, owner)}" '
-                    f'stroke="{INK}" pointer-events="none"/>'
-                )
-                out.append(
-                    _text(fx, fy + 4, SOLDIER_LETTER.get(kind, "?"), size=11, anchor="middle", weight="700")
-                )
+                out.append(_piece(view, owner, fx, fy, 11, SOLDIER_LETTER.get(kind, "?")))
             else:
                 out.append(
                     f'<circle cx="{_n(fx)}" cy="{_n(fy)}" r="12" fill="none" stroke="{INK}" '
@@ -304,11 +352,11 @@ def _wall(view: dict[str, Any], y: float, interactive: bool) -> str:
         near = " and ".join(sections[s]["name"] for s in _tower_sections(t))
         who = "empty" if owner is None else f"{_who(view, owner)}'s Spearman"
         label = f"Tower {t + 1} beside section {near}: {who}"
-        fill = "#FFFFFF" if owner is None else _colour(view, owner)
+        fill = "#FFFFFF" if owner is None else _mix(_colour(view, owner), "#FFFFFF", 0.45)
         out.append(_box(f"tower-{t + 1}", tx, y - 14, 26, 60, label, interactive, fill=fill, rx=3))
         out.append(_text(tx + 13, y + 10, f"T{t + 1}", size=10, anchor="middle", weight="700"))
         if owner is not None:
-            out.append(_text(tx + 13, y + 30, "S", size=12, anchor="middle", weight="700"))
+            out.append(_piece(view, owner, tx + 13, y + 28, 9, "S"))
     return "".join(out)
 
 
@@ -334,10 +382,7 @@ def _locations(view: dict[str, Any], y: float, interactive: bool) -> str:
         out.append(_box(f"loc-{loc}", x, y, w, 46, label, interactive, fill="#F7F1E3"))
         out.append(_text(x + 8, y + 17, LOCATION_NAMES[loc], size=12, weight="700"))
         for j, g in enumerate(clerks):
-            out.append(
-                f'<circle cx="{_n(x + 14 + j * 20)}" cy="{_n(y + 33)}" r="7" fill="{_colour(view, g)}" '
-                f'stroke="{INK}" pointer-events="none"/>'
-            )
+            out.append(_piece(view, g, x + 14 + j * 20, y + 33, 7))
     return "".join(out)
 
 
@@ -406,10 +451,7 @@ def _generals(view: dict[str, Any], y: float) -> str:
             line += ", committed" if view["committed"][s] else ", choosing"
         if s in view["eliminated"]:
             line += " (out)"
-        out.append(
-            f'<circle cx="{_n(LEFT + 6)}" cy="{_n(y + 14 + s * 18)}" r="6" fill="{_colour(view, s)}" '
-            f'stroke="{INK}"/>'
-        )
+        out.append(_piece(view, s, LEFT + 6, y + 14 + s * 18, 6))
         out.append(_text(LEFT + 18, y + 18 + s * 18, line, size=11))
     return "".join(out)
 
@@ -518,8 +560,10 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     buttons_top = viewer_top + (130 if mine else 0)
     height = buttons_top + 40
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" role="img" '
-        f'aria-label="The Great Wall board" class="board greatwall" font-family="sans-serif">',
+        # A board this wide gets the page's whole width above the side panels (static/css/site.css).
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" '
+        f'role="{root_role(interactive)}" aria-label="The Great Wall board: {_a(_status(view))}" '
+        'class="board greatwall" font-family="sans-serif" data-layout="wide">',
         "<title>The Great Wall: Black Powder</title>",
         STYLE,
         f'<rect x="0" y="0" width="{WIDTH}" height="{_n(height)}" fill="{PAPER}"/>',

@@ -241,10 +241,12 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     teleporters = set(view.get("teleporters", []))
     pending = view.get("pending") or {}
     awaiting = view.get("awaiting")
+    # Boards side by side get the page's whole width above the side panels (static/css/site.css).
+    layout = ' data-layout="wide"' if boards > 1 else ""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'role="{root_role(interactive)}" aria-label="Walls and Stairways board" class="board stairways" '
-        'font-family="sans-serif">',
+        f'font-family="sans-serif"{layout}>',
         STYLE,
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#E4DACB"/>',
     ]

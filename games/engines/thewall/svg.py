@@ -6,6 +6,8 @@ the status, the last dice and the action buttons. Every interpolated value is es
 identical markup.
 
 Click targets (``interactive``): ``h<CCRR>`` on every hex and the buttons ``opt-<action>`` and ``end``.
+On a board to play on each is a button named in words (a hex by its number, its terrain and who stands
+there), and the board a group of them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from operator import itemgetter
 from typing import Any
 
 from games.engines.palette import seat_colour
+from games.engines.svgkit import TARGET_ROLE, root_role
 from games.engines.svgkit import attr as _a
 from games.engines.svgkit import number as _n
 from games.engines.thewall.board import (
@@ -125,6 +128,7 @@ TERRAIN_WORDS = {
 
 
 def _describe(name: str, wall_up: bool) -> str:
+    """A hex as the rules name it (its four-digit number) and what it is, in words."""
     terrain = TERRAIN[name]
     words = [TERRAIN_WORDS[terrain] if wall_up or terrain != WALL else "rubble of the Wall"]
     if name in WANDER_SPAWNS:
@@ -135,14 +139,13 @@ def _describe(name: str, wall_up: bool) -> str:
         words.append("the Horn")
     if name in ZONE:
         words.append("the Others' victory zone")
-    return f"{name}: {', '.join(words)}"
+    return f"Hex {name}: {', '.join(words)}"
 
 
 @cache
-def _map(wall_up: bool, interactive: bool) -> str:
-    """The terrain layer, the same for every position with the Wall up (or down)."""
-    out = ['<g class="hexes">']
-    marks = ['<g class="terrain-marks" pointer-events="none">']
+def _hex_shapes(wall_up: bool) -> tuple[tuple[str, str, str], ...]:
+    """Per hex: its name, the polygon's drawing attributes and what it is in words."""
+    shapes = []
     for name in HEXES:
         x, y = centre(name)
         terrain = TERRAIN[name]
@@ -155,16 +158,17 @@ def _map(wall_up: bool, interactive: bool) -> str:
             fill = ZONE_FILL
         ice = wall_up and terrain == WALL
         stroke, width = ("#4F7BA6", "2") if ice else ("#5D6B7A", "1")
-        label = _a(_describe(name, wall_up))
         attrs = f'points="{_corners(x, y, R)}" fill="{fill}" stroke="{stroke}" stroke-width="{width}"'
-        if interactive:
-            out.append(
-                f'<polygon {attrs} data-target="h{name}" class="hex target" tabindex="-1" '
-                f'aria-label="{label}">'
-                f"<title>{label}</title></polygon>"
-            )
-        else:
-            out.append(f'<polygon {attrs} class="hex"><title>{label}</title></polygon>')
+        shapes.append((name, attrs, _describe(name, wall_up)))
+    return tuple(shapes)
+
+
+@cache
+def _terrain_marks(wall_up: bool) -> str:
+    marks = ['<g class="terrain-marks" pointer-events="none">']
+    for name in HEXES:
+        x, y = centre(name)
+        terrain = TERRAIN[name]
         ink = "#FFFFFF" if name in WANDER_SPAWNS or terrain in (WATER, FOREST, KEEP) else "#44505C"
         marks.append(
             f'<text x="{_n(x)}" y="{_n(y - H / 2 + 9)}" font-size="7" text-anchor="middle" fill="{ink}">'
@@ -196,9 +200,76 @@ def _map(wall_up: bool, interactive: bool) -> str:
                 f'<text x="{_n(x)}" y="{_n(y + H / 2 - 3)}" font-size="10" text-anchor="middle" '
                 f'fill="#7A1F1F" font-weight="700">Horn</text>'
             )
-    out.append("</g>")
     marks.append("</g>")
-    return "".join(out) + "".join(marks)
+    return "".join(marks)
+
+
+@cache
+def _map(wall_up: bool) -> str:
+    """The terrain layer of a board to look at, the same for every position with the Wall up (or down)."""
+    out = ['<g class="hexes">']
+    for _, attrs, label in _hex_shapes(wall_up):
+        out.append(f'<polygon {attrs} class="hex"><title>{_a(label)}</title></polygon>')
+    out.append("</g>")
+    return "".join(out) + _terrain_marks(wall_up)
+
+
+def _target_hex(name: str, attrs: str, words: str) -> str:
+    return (
+        f'<polygon {attrs} data-target="h{name}" class="hex target" tabindex="-1" '
+        f'aria-label="{_a(words)}"{TARGET_ROLE}><title>{_a(words)}</title></polygon>'
+    )
+
+
+@cache
+def _empty_targets(wall_up: bool) -> tuple[tuple[str, str, str, str], ...]:
+    """Per hex: its name, attributes, words, and its button as it reads with nobody on it."""
+    return tuple(
+        (name, attrs, label, _target_hex(name, attrs, label)) for name, attrs, label in _hex_shapes(wall_up)
+    )
+
+
+def _target_map(wall_up: bool, occupants: dict[str, list[str]]) -> str:
+    """The terrain layer of a board to play on: every hex a button named by its number, its terrain and
+    who stands there, since a player who hears the board cannot see the pieces on it."""
+    out = ['<g class="hexes">']
+    for name, attrs, label, empty in _empty_targets(wall_up):
+        here = occupants.get(name)
+        out.append(_target_hex(name, attrs, "; ".join([label, *here])) if here else empty)
+    out.append("</g>")
+    return "".join(out) + _terrain_marks(wall_up)
+
+
+def _occupant(unit: dict[str, Any], leaders: dict[str, str]) -> str:
+    """A unit as a hex's name mentions it: who it is, whose it is, its life and what ails it."""
+    name = str(unit.get("name"))
+    leader = unit.get("leader")
+    if leader is None:
+        words = f"{name} (wandering)"
+    else:
+        owner = leaders.get(leader, str(leader))
+        # A leader's own figure ("Great Other", led by "the Great Other") is named once.
+        words = name if owner.lower().removeprefix("the ") == name.lower() else f"{name} of {owner}"
+    words += f", life {unit.get('life')} of {unit.get('max')}"
+    marks = [mark for mark in ("disabled", "tagged", "defending") if unit.get(mark)]
+    if unit.get("climbing"):
+        marks.append(f"scaling the Wall to {unit['climbing']}")
+    if unit.get("used"):
+        marks.append("done this turn")
+    return words + "".join(f", {mark}" for mark in marks)
+
+
+def _occupants(view: dict[str, Any]) -> dict[str, list[str]]:
+    leaders = {str(leader["key"]): str(leader.get("name")) for leader in view.get("leaders", [])}
+    found: dict[str, list[str]] = {}
+    for leader in view.get("leaders", []):
+        for unit in leader.get("units", []):
+            found.setdefault(str(unit["hex"]), []).append(_occupant(unit, leaders))
+    for unit in view.get("wanderers", []):
+        found.setdefault(str(unit["hex"]), []).append(_occupant(unit, leaders))
+    for corpse in view.get("corpses", []):
+        found.setdefault(str(corpse["hex"]), []).append(f"corpse of {corpse.get('name')}")
+    return found
 
 
 UNIT_FIELDS = (
@@ -298,7 +369,7 @@ def _card(unit: dict[str, Any]) -> str:
 
 
 def _button(target: str, label: str, x: float, y: float, interactive: bool) -> str:
-    data = f' data-target="{_a(target)}" tabindex="-1" role="button"' if interactive else ""
+    data = f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
     return (
         f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(BUTTON_W)}" height="24" rx="5" '
         f'fill="#FFFFFF" stroke="{INK}" stroke-width="1.2" class="pick"{data} aria-label="{_a(label)}"/>'
@@ -340,12 +411,14 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     }
     status = _status(view)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'class="board thewall" font-family="sans-serif" aria-label="The Wall: {_a(status)}">',
+        # A board this wide gets the page's whole width above the side panels (static/css/site.css).
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'role="{root_role(interactive)}" class="board thewall" font-family="sans-serif" data-layout="wide" '
+        f'aria-label="The Wall: {_a(status)}">',
         f"<title>The Wall: {_a(status)}</title>",
         STYLE,
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#EEF3F7"/>',
-        _map(wall_up, interactive),
+        _target_map(wall_up, _occupants(view)) if interactive else _map(wall_up),
     ]
     out.append('<g class="pieces" pointer-events="none">')
     for corpse in view.get("corpses", []):

@@ -24,6 +24,7 @@ INK = "#1B1B1B"
 HIT_INSET = 5
 HIT_HALF = 7  # half the thickness of a wall's click band
 TINT = 0.30  # how much of the owner's colour shows on an owned region: light enough to read tokens
+MARK = 0.38  # a territory mark's size against a token's: the tint alone fails colour-blind players
 
 
 def _geometry(size: int) -> dict[str, tuple[int, int]]:
@@ -58,10 +59,13 @@ def _interior_edges(size: int) -> list[str]:
     return edges
 
 
-def _token(shape: str, cx: float, cy: float, fill: str, seat: int) -> str:
-    rad = CELL * 0.31
+def _token(shape: str, cx: float, cy: float, fill: str, seat: int, *, mark: bool = False) -> str:
+    """A seat's piece, or (``mark``) the small copy of it that marks an empty square of its territory."""
+    rad = CELL * 0.31 * (MARK if mark else 1.0)
+    kind, stroke = ("territory-mark", 1.5) if mark else ("token", 2.5)
     common = (
-        f'fill="{_a(fill)}" stroke="{INK}" stroke-width="2.5" class="token seat-{seat}" data-seat="{seat}"'
+        f'fill="{_a(fill)}" stroke="{INK}" stroke-width="{_n(stroke)}" class="{kind} seat-{seat}" '
+        f'data-seat="{seat}"'
     )
     if shape == "circle":
         return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(rad)}" {common}/>'
@@ -172,6 +176,16 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             f'<line {ends} stroke="{_a(colour)}" stroke-width="6" class="wall seat-{int(walls[edge])}" '
             f'data-wall="{_a(edge)}"/>'
         )
+    out.append("</g>")
+
+    # An empty owned square also shows its owner's shape, small, as Go boards mark territory.
+    out.append('<g class="territory" pointer-events="none">')
+    for sq in sorted(owner_of):
+        if sq in corners and sq not in tokens:
+            owner = owner_of[sq]
+            x, y = corners[sq]
+            shape = SEAT_SHAPES[owner % len(SEAT_SHAPES)]
+            out.append(_token(shape, x + CELL / 2, y + CELL / 2, seat_colour(owner), owner, mark=True))
     out.append("</g>")
 
     out.append('<g class="tokens" pointer-events="none">')

@@ -365,9 +365,11 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         y += 36
     height = y + 8
     head = (
+        # A board this wide gets the page's whole width above the side panels (static/css/site.css).
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" '
         f'role="{root_role(acting)}" '
-        f'aria-labelledby="wildlings-title" class="board wildlings" font-family="sans-serif">'
+        f'aria-labelledby="wildlings-title" class="board wildlings" font-family="sans-serif" '
+        'data-layout="wide">'
         f'<title id="wildlings-title">Wildlings at the Wall, round {_a(view["round"])}: '
         f"threat {threat}</title>"
         f"{STYLE}"
