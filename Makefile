@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint chromium migrate demo bench clean
+.PHONY: run test install lint audit chromium migrate demo bench clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -41,6 +41,10 @@ lint: install
 	$(BIN)/ruff format --check .
 	# Security lint of the site's code; findings of medium severity and above fail the build.
 	$(BIN)/bandit -q -r games accounts wallsite chat moderation ratings leagues -x '*/migrations/*' -ll
+
+# Known vulnerabilities in the installed dependencies (needs the package index).
+audit: install
+	$(BIN)/python .ci/audit.py
 
 test: install chromium lint
 	$(BIN)/pytest

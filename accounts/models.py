@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import secrets
 import zoneinfo
 
@@ -16,8 +17,9 @@ def new_calendar_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def time_zone_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in sorted(zoneinfo.available_timezones())]
+@functools.cache  # listing the zones reads every file of the system's zone database
+def time_zone_choices() -> tuple[tuple[str, str], ...]:
+    return tuple((name, name) for name in sorted(zoneinfo.available_timezones()))
 
 
 class User(AbstractUser):

@@ -29,11 +29,9 @@ import argparse
 import math
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -45,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import database_create, free_port, postgres_config  # noqa: E402  (needs the path above)
+from bench.common import Setup, cpu_times, free_port, site_on_postgres  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_apibench"
 TARGET_RATIO = 0.40
@@ -260,17 +258,6 @@ def _cpu_spent(
     return sum(v for v, _ in spent.values()), sum(v for v, database in spent.values() if database)
 
 
-def _cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies over all cores, from /proc/stat; zeros where it does not exist."""
-    try:
-        # user nice system idle iowait irq softirq steal; guest time is already counted in user.
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    except OSError:
-        return 0, 0
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return sum(fields) - idle, sum(fields)
-
-
 def _measure(
     kind: str, base: str, clients: list[Client], seconds: float, step: Step, server: Server
 ) -> Result:
@@ -305,13 +292,13 @@ def _measure(
     for thread in threads:
         thread.start()
     server_before = server.cpu()
-    cpu_before, wall_before, machine_before = time.process_time(), time.perf_counter(), _cpu_times()
+    cpu_before, wall_before, machine_before = time.process_time(), time.perf_counter(), cpu_times()
     stop_at[0] = wall_before + seconds
     start.wait()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - wall_before
-    machine_after = _cpu_times()
+    machine_after = cpu_times()
     result.server_cpu, result.database_cpu = _cpu_spent(server_before, server.cpu())
     result.seconds = wall
     result.client_cpu = (time.process_time() - cpu_before) / wall
@@ -322,9 +309,9 @@ def _measure(
 
 def _background_load(seconds: float = 2.0) -> float:
     """Fraction of all cores busy while this script does nothing: other work skews every figure."""
-    before = _cpu_times()
+    before = cpu_times()
     time.sleep(seconds)
-    after = _cpu_times()
+    after = cpu_times()
     total = after[1] - before[1]
     return (after[0] - before[0]) / total if total else math.nan
 
@@ -454,36 +441,13 @@ def _report(
 
 def main() -> int:
     args = _arguments()
-    config = postgres_config(args.database_url, script="bench/api.py")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "wallsite.settings.base"
-    os.environ["DATABASE_URL"] = args.database_url
-    os.environ["DEBUG"] = "0"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    try:
-        if database_create(config):
-            print(f"Created database {config['NAME']!r}.")
-    except Exception as exc:
-        print(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}", file=sys.stderr)
-        return 1
+    with site_on_postgres(args.database_url, script="bench/api.py") as setup:
+        return _run(args, setup)
 
-    from wallsite.embedded_redis import redis_start, redis_stop
 
-    scratch = Path(tempfile.mkdtemp(prefix="wallsite-bench-api-"))
-    redis_port = free_port()
-    try:
-        redis = redis_start(port=redis_port, directory=scratch / "redis")
-    except Exception as exc:
-        print(f"Setup failed: cannot start an embedded Redis: {exc}", file=sys.stderr)
-        shutil.rmtree(scratch, ignore_errors=True)
-        return 1
-    os.environ["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+def _run(args: argparse.Namespace, setup: Setup) -> int:
     server = None
     try:
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        call_command("migrate", verbosity=0)
         # Enough matches that no client runs out even at --moves-per-second (warm-up included).
         playing = args.seconds + WARMUP_SECONDS
         matches_each = max(2, math.ceil(playing * args.moves_per_second / MOVES_PER_GAME * 1.25))
@@ -499,17 +463,8 @@ def main() -> int:
         connections.close_all()  # the server has the database to itself from here on
 
         port = free_port()
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "wallsite.settings.base",
-            "DATABASE_URL": args.database_url,
-            "DEBUG": "false",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "REDIS_URL": os.environ["REDIS_URL"],
-            "LOG_LEVEL": "WARNING",
-            "WALLSITE_VAR_DIR": str(scratch / "var"),
-        }
-        log = scratch / "gunicorn.log"
+        env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1"}
+        log = setup.scratch / "gunicorn.log"
         server = _gunicorn(port=port, workers=args.workers, threads=args.threads, env=env, log=log)
         base = f"http://127.0.0.1:{port}"
         _wait_until_up(base, server, log)
@@ -520,7 +475,7 @@ def main() -> int:
 
         engine = registry.get_engine("wallgo")
         kinds: list[tuple[str, Step]] = [("ping", _ping), ("read", _read), ("move", _move(engine))]
-        serving = Server(gunicorn=server.pid, redis=redis.pid, database=config["NAME"])
+        serving = Server(gunicorn=server.pid, redis=setup.redis_pid, database=setup.config["NAME"])
         for kind, step in kinds:
             _measure(kind, base, clients, WARMUP_SECONDS, step, serving)
         # The kinds take turns in short slices, so a change in the machine's other load during the run
@@ -531,7 +486,7 @@ def main() -> int:
             for kind, step in kinds:
                 slices[kind].append(_measure(kind, base, clients, args.seconds / rounds, step, serving))
         results = [_combine(slices[kind]) for kind, _ in kinds]
-        _report(results, args=args, database=config["NAME"], matches=matches, load=load)
+        _report(results, args=args, database=setup.config["NAME"], matches=matches, load=load)
         if server.poll() is not None or any(r.errors for r in results):
             print("\nThe end of gunicorn's log:")
             print("\n".join(log.read_text(errors="replace").splitlines()[-30:]))
@@ -541,9 +496,7 @@ def main() -> int:
     finally:
         if server is not None:
             _stop(server)
-        redis_stop(redis)
-        shutil.rmtree(scratch, ignore_errors=True)
-        print("Stopped gunicorn and Redis.")
+            print("Stopped gunicorn.")
     return 0
 
 

@@ -1,9 +1,17 @@
-"""What the PostgreSQL benchmarks share: the database they measure (created when missing) and free ports."""
+"""What the PostgreSQL benchmarks share: the database they measure (created when missing), a throw-away
+Redis, free ports and the machine's CPU counters."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -42,3 +50,65 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies over all cores, from /proc/stat; zeros where it does not exist."""
+    try:
+        # user nice system idle iowait irq softirq steal; guest time is already counted in user.
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a bench gets from ``site_on_postgres``."""
+
+    config: dict[str, Any]  # the Django database settings
+    scratch: Path  # a folder of its own, removed at the end
+    redis_port: int
+    redis_pid: int
+
+
+@contextmanager
+def site_on_postgres(url: str, *, script: str) -> Iterator[Setup]:
+    """The site's environment for a bench: the PostgreSQL database at ``url`` (created when missing and
+    migrated), a throw-away Redis on a free loopback port, Django set up. Exits with the reason if a
+    part cannot be had; stops Redis and removes the scratch folder at the end."""
+    config = postgres_config(url, script=script)
+    scratch = Path(tempfile.mkdtemp(prefix=f"wallsite-{Path(script).stem}-"))
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="wallsite.settings.base",
+        DATABASE_URL=url,
+        DEBUG="0",
+        WALLSITE_VAR_DIR=str(scratch / "var"),
+    )
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    try:
+        try:
+            if database_create(config):
+                print(f"Created database {config['NAME']!r}.")
+        except Exception as exc:
+            sys.exit(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}")
+        from wallsite.embedded_redis import redis_start, redis_stop
+
+        port = free_port()
+        try:
+            redis = redis_start(port=port, directory=scratch / "redis")
+        except Exception as exc:
+            sys.exit(f"Setup failed: cannot start an embedded Redis: {exc}")
+        os.environ["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+        try:
+            import django
+            from django.core.management import call_command
+
+            django.setup()
+            call_command("migrate", verbosity=0)
+            yield Setup(config=config, scratch=scratch, redis_port=port, redis_pid=redis.pid)
+        finally:
+            redis_stop(redis)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -35,11 +35,9 @@ import asyncio
 import math
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import database_create, free_port, postgres_config  # noqa: E402  (needs the path above)
+from bench.common import Setup, cpu_times, free_port, site_on_postgres  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
 P99_LIMIT_MS = 200.0
@@ -248,16 +246,6 @@ class Level:
         return len(self.latencies[kind]) if kind else sum(len(v) for v in self.latencies.values())
 
 
-def _cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies over all cores from /proc/stat; zeros where it does not exist."""
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    except OSError:
-        return 0, 0
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return sum(fields) - idle, sum(fields)
-
-
 async def _user_loop(
     user: User, base: str, weights: list[float], *, record_from: float, until: float, level: Level
 ) -> None:
@@ -319,7 +307,7 @@ def _measure(level: int, users: list[User], base: str, args: argparse.Namespace,
 
     async def run() -> None:
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
-        marks["cpu"], marks["machine"] = time.process_time(), _cpu_times()
+        marks["cpu"], marks["machine"] = time.process_time(), cpu_times()
 
     async def main() -> None:
         loops = [
@@ -332,7 +320,7 @@ def _measure(level: int, users: list[User], base: str, args: argparse.Namespace,
     wall = time.perf_counter() - record_from
     result.seconds = args.seconds
     result.client_cpu = (time.process_time() - marks["cpu"]) / wall
-    busy, total = _cpu_times()
+    busy, total = cpu_times()
     spent = total - marks["machine"][1]
     result.machine_cpu = (busy - marks["machine"][0]) / spent if spent else math.nan
     result.mails = _count_mails(mail_dir) - mails_before
@@ -358,9 +346,9 @@ def _warm_up(users: list[User], base: str, args: argparse.Namespace, seconds: fl
 
 def _background_load(seconds: float = 2.0) -> float:
     """Fraction of all cores busy while the bench does nothing: other work on the machine skews it all."""
-    before = _cpu_times()
+    before = cpu_times()
     time.sleep(seconds)
-    after = _cpu_times()
+    after = cpu_times()
     total = after[1] - before[1]
     return (after[0] - before[0]) / total if total else math.nan
 
@@ -472,41 +460,15 @@ def _report(
 
 def main() -> int:
     args = _arguments()
-    config = postgres_config(args.database_url, script="bench/load.py")
-    scratch = Path(tempfile.mkdtemp(prefix="wallsite-bench-load-"))
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="wallsite.settings.base",
-        DATABASE_URL=args.database_url,
-        DEBUG="0",
-        WALLSITE_VAR_DIR=str(scratch / "var"),
-    )
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    try:
-        if database_create(config):
-            print(f"Created database {config['NAME']!r}.")
-    except Exception as exc:
-        print(f"Setup failed: cannot reach PostgreSQL to create {config['NAME']!r}: {exc}", file=sys.stderr)
-        shutil.rmtree(scratch, ignore_errors=True)
-        return 1
+    with site_on_postgres(args.database_url, script="bench/load.py") as setup:
+        return _run(args, setup)
 
-    from wallsite.embedded_redis import redis_start, redis_stop
 
-    redis_port = free_port()
-    try:
-        redis = redis_start(port=redis_port, directory=scratch / "redis")
-    except Exception as exc:
-        print(f"Setup failed: cannot start an embedded Redis: {exc}", file=sys.stderr)
-        shutil.rmtree(scratch, ignore_errors=True)
-        return 1
-    os.environ["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+def _run(args: argparse.Namespace, setup: Setup) -> int:
+    scratch, redis_port, config = setup.scratch, setup.redis_port, setup.config
     processes: list[subprocess.Popen] = []
     feeder = None
     try:
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        call_command("migrate", verbosity=0)
         began = time.perf_counter()
         users, idle = _prepare(users=max(args.levels), history=args.history)
         print(
@@ -585,9 +547,7 @@ def main() -> int:
             feeder.stopped.set()
         for process in reversed(processes):
             _stop(process)
-        redis_stop(redis)
-        shutil.rmtree(scratch, ignore_errors=True)
-        print("Stopped gunicorn, the workers, beat and Redis.")
+        print("Stopped gunicorn, the workers and beat.")
     return 0
 
 

@@ -5,9 +5,11 @@ import re
 import pytest
 from django.conf import settings
 from django.core import signing
+from django.test.html import parse_html
 from django.urls import reverse
 
 from accounts import services
+from accounts.models import time_zone_choices
 from accounts.unsubscribe import unsubscribe_token, unsubscribe_url, unsubscribe_user
 from games.errors import ServiceError
 
@@ -162,3 +164,27 @@ def test_each_token_names_its_own_user(alice, bob):
     assert unsubscribe_user(token=unsubscribe_token(user=alice)) == alice
     assert unsubscribe_user(token=unsubscribe_token(user=bob)) == bob
     assert unsubscribe_token(user=alice) != unsubscribe_token(user=bob)
+
+
+@pytest.mark.parametrize("value", ["Europe/Berlin", "UTC", None, "Not/A_Zone"])
+def test_the_time_zone_list_is_written_as_django_would_write_it(value):
+    from django import forms as django_forms
+
+    from accounts.forms import LongSelect
+
+    choices = [*time_zone_choices(), ("Odd<&>\"'", "Odd <&> \"'")]
+    attrs = {"id": "id_time_zone", "aria-describedby": "id_time_zone_helptext", "required": True}
+    ours = LongSelect(choices=choices).render("time_zone", value, attrs=attrs)
+    django = django_forms.Select(choices=choices).render("time_zone", value, attrs=attrs)
+    # The same elements, attributes, text and selection (attribute order aside).
+    assert parse_html(ours) == parse_html(django)
+
+
+def test_the_settings_page_offers_every_time_zone_with_the_users_own_selected(as_alice, alice):
+    alice.time_zone = "America/Sao_Paulo"
+    alice.save()
+    html = as_alice.get(reverse("account-settings")).content.decode()
+    select = html.split('name="time_zone"', 1)[1].split("</select>")[0]
+    offered = re.findall(r'<option value="([^"]+)"', select)
+    assert offered == [name for name, _ in time_zone_choices()]
+    assert '<option value="America/Sao_Paulo" selected>' in html
