@@ -48,6 +48,7 @@ class Answer:
     content_type: str
     body: str
     seconds: float
+    retry: bool = False  # a move sent again because an earlier answer could not say if it was stored
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
     phase = ["before"]
     stop = threading.Event()
 
-    def timed(kind: str, send) -> httpx.Response | None:
+    def timed(kind: str, send, retry: bool = False) -> httpx.Response | None:
         began, start_phase = time.monotonic(), phase[0]
         try:
             response = send()
@@ -114,6 +115,7 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
                     content_type=response.headers.get("content-type", ""),
                     body=response.text[:2000],
                     seconds=took,
+                    retry=retry,
                 )
             )
         return response
@@ -124,7 +126,7 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
         this match), which the match's version confirms."""
         while True:
             time.sleep(0.05)
-            answer = timed("move", lambda: api.move(line.match_id, move, line.version))
+            answer = timed("move", lambda: api.move(line.match_id, move, line.version), retry=True)
             if answer is None:
                 return
             if answer.status_code == 201:
@@ -241,8 +243,13 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
         assert checks["database"]["status"].startswith("failing") and checks["redis"]["status"] == "ok"
 
     # After: it all works again, with nothing lost and nothing doubled.
+    # A 409 is right only for a move sent again whose first try was stored after all: its commit went
+    # through but the answer was lost with the connection. retry() checked the version in that case.
     recovered = of("after")
-    assert all(a.status < 400 for a in recovered), [(a.kind, a.status, a.body[:200]) for a in recovered]
+    assert all(a.status < 400 or (a.retry and a.status == 409) for a in recovered), [
+        (a.kind, a.status, a.body[:200]) for a in recovered
+    ]
+    assert sum(a.status == 409 for a in recovered) <= sum(line.unknown for line in lines)
 
     pg.reconnect()  # a restarted server has dropped the test's own connection too
     assert_consistent(pg, [line.match_id for line in lines])
