@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import selectors as profile_selectors
 from accounts import services, throttle
@@ -41,6 +41,7 @@ class ThrottledLoginView(auth_views.LoginView):
         return self.render_to_response(self.get_context_data(form=form), status=429)
 
 
+@require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("my-matches")
@@ -65,6 +66,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_GET
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
     return render(
@@ -74,6 +76,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     )
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def account_settings(request: HttpRequest) -> HttpResponse:
     user = request.user

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import calendar, presence, selectors, services
 from games.errors import Forbidden, NotFound, ServiceError
@@ -22,12 +22,14 @@ def lobby(request: HttpRequest) -> HttpResponse:
     return render(request, "games/lobby.html", {"open_matches": open_matches})
 
 
+@require_GET
 @login_required
 def my_matches(request: HttpRequest) -> HttpResponse:
     matches = selectors.matches_for_user(user=request.user)
     return render(request, "games/my_matches.html", {"matches": matches})
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def match_create(request: HttpRequest) -> HttpResponse:
     form = MatchCreateForm(request.POST or None, initial={"game": request.GET.get("game")})
@@ -110,6 +112,7 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "games/match_replay.html", {"match": mv.match, "step": step})
 
 
+@require_GET
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mv = _view_or_404(request, match_id)
     if presence.seat_present(seat=mv.seat, user=request.user):

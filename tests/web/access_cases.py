@@ -224,6 +224,7 @@ CASES: dict[str, Case] = {
         path="/accounts/signup/",
         get=by_role(Expect(302, to=MY_MATCHES), anonymous=OK),
         post=by_role(Expect(302, to=MY_MATCHES), anonymous=Expect(302, to=MY_MATCHES, changes=True)),
+        delete=everyone(NOT_ALLOWED),
         data={
             "username": "newcomer",
             "email": "newcomer@example.com",
@@ -267,6 +268,7 @@ CASES: dict[str, Case] = {
         path=SETTINGS,
         get=members(OK),
         post=members(done(SETTINGS)),
+        delete=everyone(NOT_ALLOWED),
         data={"time_zone": "Europe/Paris", "notify": "digest", "reminder_hours": "24, 2", "digest_hour": "7"},
     ),
     "calendar-token-reset": post_only("/accounts/settings/calendar/", members(done(SETTINGS))),
@@ -280,7 +282,7 @@ CASES: dict[str, Case] = {
         post=everyone(Expect(200, changes=True)),
         csrf_exempt=True,
     ),
-    "profile": Case(path="/players/alice/", get=everyone(OK), public=True),
+    "profile": reads(path="/players/alice/", expect=everyone(OK), public=True),
     # --- chat ---------------------------------------------------------------------------------------
     "chat-post": post_only(
         "/matches/{live}/chat/",
@@ -364,16 +366,17 @@ CASES: dict[str, Case] = {
     "league-season-start": post_only(SEASON + "start/", members(refused(SEASON), staff=done(SEASON))),
     # --- games --------------------------------------------------------------------------------------
     "lobby": reads(path="/", expect=everyone(OK), public=True),
-    "my-matches": Case(path=MY_MATCHES, get=members(OK)),
+    "my-matches": reads(path=MY_MATCHES, expect=members(OK)),
     "match-create": Case(
         path="/matches/new/",
         get=members(OK),
         post=members(done(NEW_MATCH)),
+        delete=everyone(NOT_ALLOWED),
         data={"game": "wallgo", "seat_count": "2", "move_time": "3", "move_time_unit": "days"},
     ),
     # Match pages are public: spectators see the board, never a hand. The player's visit is recorded.
-    "match-detail": Case(
-        path=LIVE, get=by_role(OK, player=Expect(200, changes=True)), subject="live", public=True
+    "match-detail": reads(
+        path=LIVE, expect=by_role(OK, player=Expect(200, changes=True)), subject="live", public=True
     ),
     "match-board": reads(path="/matches/{live}/board.svg", expect=everyone(OK), subject="live", public=True),
     "match-log": reads(path="/matches/{live}/log/", expect=everyone(OK), subject="live", public=True),

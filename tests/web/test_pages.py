@@ -96,6 +96,16 @@ def test_the_player_to_move_sees_a_clickable_board_and_the_move_form(client, sta
     assert 'name="version" value="0"' in page
 
 
+def test_the_players_table_names_its_columns_for_screen_readers(client, started_match):
+    page = client.get(started_match().get_absolute_url()).content.decode()
+    table = re.search(r'<table class="seats".*?</table>', page, re.S).group(0)
+    headers = re.findall(r'<th scope="col">([^<]+)</th>', table)
+    assert headers == ["Colour", "Player", "Status", "Rank"]
+    body = table.split("<tbody>", 1)[1]
+    rows = re.findall(r"<tr.*?</tr>", body, re.S)
+    assert len(rows) == 2 and all(row.count("<td") == len(headers) for row in rows)
+
+
 def test_a_spectator_sees_the_board_but_no_move_form(client, started_match, carol):
     match = play_random(started_match(), moves=10)
     for viewer in (None, carol):
