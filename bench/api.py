@@ -425,6 +425,16 @@ def _report(
     print(
         f"Move p99: {p99:.1f} ms (target < {TARGET_P99_MS:g} ms): {'PASS' if p99 < TARGET_P99_MS else 'FAIL'}"
     )
+    # Little's law for a closed loop: each client waits for its answer, so mean latency = clients / rate.
+    needed = args.clients / (TARGET_P99_MS / 1000)
+    print(
+        f"Each client waits for its answer before sending the next, so the mean latency is clients / "
+        f"throughput: a p99 under {TARGET_P99_MS:g} ms needs at least {needed:.0f} moves/s here "
+        f"({needed / trivial.rate:.0%} of the trivial view's rate), and the trivial view's own p99 is "
+        f"{trivial.percentile(0.99):.1f} ms."
+        if trivial.rate
+        else ""
+    )
     cost = trivial.server_ms / moves.server_ms if moves.server_ms else math.nan
     print(
         f"By server CPU alone a move costs {moves.server_ms / trivial.server_ms:.1f} trivial requests: "

@@ -289,6 +289,24 @@ def test_no_word_of_a_match_pages_tables_is_broken_on_a_phone(live_server, brows
     context.close()
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_very_long_player_name_never_widens_a_page_on_a_phone(
+    live_server, browser, django_user_model, game
+):
+    base = live_server.url
+    long_name = "Bartholomew_Fitzgerald_Montgomery_of_the_Nights_Watch"
+    bart = django_user_model.objects.create_user(username=long_name, email="b@example.com", password=PASSWORD)
+    engine = registry.get_engine(game)
+    users = [*make_users(django_user_model, max(engine.min_players, 2) - 1), bart]
+    match = match_in_play(game, users)
+    context, page = open_page(browser, base, PHONE, users[0])
+    for path in (match.get_absolute_url(), "/me/matches/", f"/players/{long_name}/"):
+        page.goto(base + path)
+        assert page.get_by_text(long_name).first.is_visible()
+        assert page.evaluate(PAGE_WIDTH) == PHONE["width"], path
+    context.close()
+
+
 def test_my_matches_and_the_lobby_show_whole_words_and_every_deadline_on_a_phone(
     live_server, browser, django_user_model
 ):
