@@ -13,10 +13,11 @@ that the machine's other load weighs on all three alike), ``--clients`` threads 
 
 1. the trivial view: ``GET /api/ping/`` (no database, no session);
 2. read match: ``GET /api/matches/{id}/`` with a seated player's token;
-3. submit move: ``POST /api/matches/{id}/moves/``. Each client follows its matches with the engine
-   locally (Wall Go has no chance and no secrets, so the local position is the server's), picks a
-   random legal move, and sends it with the right player's token and the version it expects; only the
-   POST is timed.
+3. submit move: ``POST /api/matches/{id}/moves/``. Before the run, each client plays one random Wall
+   Go game with the engine locally (Wall Go has no chance and no secrets, so a fresh match reaches the
+   same positions); during the run it replays that game's moves in each of its matches in turn, each
+   with the right player's token and the version it expects. Only the POST is timed, and the client
+   spends no time on the rules while the server is measured.
 
 It prints requests/s and p50/p99 latency per kind, with the targets: move throughput at least 40% of
 the trivial view's, and move p99 under 100 ms. It reports and does not assert: the exit code is 0
@@ -50,7 +51,6 @@ TARGET_RATIO = 0.40
 TARGET_P99_MS = 100.0
 WARMUP_SECONDS = 1.5
 SLICE_SECONDS = 2.0  # each kind is measured in turns of about this long
-MOVES_PER_GAME = 48  # a random two-player Wall Go game (bench/engines.py)
 SEED = 11
 
 
@@ -87,18 +87,19 @@ class Client:
 
     tokens: tuple[str, str]
     matches: list[int]
-    rng: random.Random
-    # Where the client's play has got to: the match being played, its local position and version.
+    game: list[tuple[int, str]]  # a whole game played in advance: (seat, move in notation)
+    # Where the client's play has got to: the match being played, its next move and version.
     current: int = -1
-    state: dict[str, Any] | None = None
+    step: int = -1  # -1: no match under way
     version: int = 0
     finished: int = 0
     exhausted: bool = False
     reading: int = -1  # the match read last
 
 
-def _prepare(*, clients: int, matches_each: int) -> list[Client]:
-    """Users with tokens and started matches, through the same services as the site."""
+def _prepare(*, clients: int, moves_each: float) -> list[Client]:
+    """Users with tokens and started matches, through the same services as the site: each client gets
+    enough matches to replay its game for ``moves_each`` moves."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -115,13 +116,29 @@ def _prepare(*, clients: int, matches_each: int) -> list[Client]:
             user = user_model.objects.create_user(username=name, email=f"{name}@bench.invalid", password=None)
             players.append(user)
         tokens = tuple(Token.objects.create(user=user).key for user in players)
+        game = _random_game(random.Random(f"{SEED}-{index}"))
         ids = []
-        for _ in range(matches_each):
+        for _ in range(max(2, math.ceil(moves_each / len(game)))):
             match = services.match_create(creator=players[0], game="wallgo", seat_count=2)
             services.seat_join(match_id=match.pk, user=players[1])
             ids.append(match.pk)
-        prepared.append(Client(tokens=tokens, matches=ids, rng=random.Random(f"{SEED}-{index}")))
+        prepared.append(Client(tokens=tokens, matches=ids, game=game))
     return prepared
+
+
+def _random_game(rng: random.Random) -> list[tuple[int, str]]:
+    """A random two-player Wall Go game from the opening to its end, as (seat, notation) pairs."""
+    from games.engines import registry
+
+    engine = registry.get_engine("wallgo")
+    state = engine.new_state(seats=2, options={}, rng=random.Random(0))
+    game = []
+    while not engine.is_over(state):
+        seat = min(engine.actors(state))
+        move = rng.choice(engine.legal_moves(state, seat))
+        game.append((seat, engine.format_move(move)))
+        state, _ = engine.apply(state, seat, move)
+    return game
 
 
 # --- the server -----------------------------------------------------------------------------------------
@@ -332,36 +349,31 @@ def _read(http, client: Client) -> tuple[float, str | None]:
     return took, None if response.status_code == 200 else f"read {response.status_code}"
 
 
-def _move(engine) -> Step:
-    def step(http, client: Client) -> tuple[float, str | None]:
-        if client.state is None or engine.is_over(client.state):
-            if client.state is not None:
-                client.finished += 1
-            client.current += 1
-            if client.current >= len(client.matches):
-                client.exhausted = True
-                return 0.0, "client ran out of matches"
-            client.state = engine.new_state(seats=2, options={}, rng=random.Random(0))
-            client.version = 0
-        seat = min(engine.actors(client.state))
-        move = client.rng.choice(engine.legal_moves(client.state, seat))
-        match_id = client.matches[client.current]
-        began = time.perf_counter()
-        response = http.post(
-            f"/api/matches/{match_id}/moves/",
-            json={"move": engine.format_move(move), "version": client.version},
-            headers={"Authorization": f"Token {client.tokens[seat]}"},
-        )
-        took = time.perf_counter() - began
-        if response.status_code != 201:
-            # The local position can no longer be trusted: leave this match for the next one.
-            client.state = None
-            return took, f"move {response.status_code}"
-        client.state, _ = engine.apply(client.state, seat, move)
-        client.version = response.json()["version"]
-        return took, None
-
-    return step
+def _move(http, client: Client) -> tuple[float, str | None]:
+    if client.step < 0 or client.step >= len(client.game):
+        if client.step >= 0:
+            client.finished += 1
+        client.current += 1
+        if client.current >= len(client.matches):
+            client.exhausted = True
+            return 0.0, "client ran out of matches"
+        client.step, client.version = 0, 0
+    seat, notation = client.game[client.step]
+    match_id = client.matches[client.current]
+    began = time.perf_counter()
+    response = http.post(
+        f"/api/matches/{match_id}/moves/",
+        json={"move": notation, "version": client.version},
+        headers={"Authorization": f"Token {client.tokens[seat]}"},
+    )
+    took = time.perf_counter() - began
+    if response.status_code != 201:
+        # The match no longer follows the game: leave it for the next one.
+        client.step = len(client.game)
+        return took, f"move {response.status_code}"
+    client.step += 1
+    client.version = response.json()["version"]
+    return took, None
 
 
 # --- the report ---------------------------------------------------------------------------------------
@@ -442,7 +454,7 @@ def _report(
     )
     print(
         f"({sum(len(r.latencies) for r in results[2:])} moves in {matches} prepared matches; "
-        "the clients chose them with the engine locally and timed only the POST.)"
+        "each client replayed a game it had played with the engine before the run; only the POST was timed.)"
     )
 
 
@@ -460,10 +472,9 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
     try:
         # Enough matches that no client runs out even at --moves-per-second (warm-up included).
         playing = args.seconds + WARMUP_SECONDS
-        matches_each = max(2, math.ceil(playing * args.moves_per_second / MOVES_PER_GAME * 1.25))
         began = time.perf_counter()
-        clients = _prepare(clients=args.clients, matches_each=matches_each)
-        matches = args.clients * matches_each
+        clients = _prepare(clients=args.clients, moves_each=playing * args.moves_per_second * 1.25)
+        matches = sum(len(client.matches) for client in clients)
         print(
             f"Prepared {2 * args.clients} players with tokens and {matches} started Wall Go matches "
             f"in {time.perf_counter() - began:.1f} s."
@@ -481,10 +492,7 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         load = _background_load()
         print(f"gunicorn is up on {base}; measuring ...")
 
-        from games.engines import registry
-
-        engine = registry.get_engine("wallgo")
-        kinds: list[tuple[str, Step]] = [("ping", _ping), ("read", _read), ("move", _move(engine))]
+        kinds: list[tuple[str, Step]] = [("ping", _ping), ("read", _read), ("move", _move)]
         serving = Server(gunicorn=server.pid, redis=setup.redis_pid, database=setup.config["NAME"])
         for kind, step in kinds:
             _measure(kind, base, clients, WARMUP_SECONDS, step, serving)
