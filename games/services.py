@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -13,7 +14,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import dispatch, notifications, signals
+from games import dispatch, notifications, rows, signals
 from games.bots import DEFAULT as DEFAULT_BOT
 from games.bots import LEVELS as bot_levels
 from games.bots import bot_for
@@ -172,7 +173,7 @@ def _start(match: Match) -> None:
     match.version = 0
     _store_state(match, engine, state)
     match.save()
-    seats = list(match.seats.select_related("user"))
+    seats = _seats_with_users(match)
     for seat in seats:
         seat.bank = match.bank_initial
     Seat.objects.bulk_update(seats, ["bank"])
@@ -201,7 +202,7 @@ def move_play(
     same form was sent twice) and nothing is applied.
     """
     with transaction.atomic():
-        match = _lock_match(match_id)
+        match = _lock_match(match_id, rng=False)  # a player's move draws nothing
         engine = match.engine
         if match.status != Match.Status.ACTIVE:
             raise Conflict(
@@ -209,7 +210,7 @@ def move_play(
             )
         if match.paused_at is not None:
             raise Conflict(PAUSED)
-        seats = list(match.seats.select_related("user"))
+        seats = _seats_with_users(match)
         seat = _playing_seat(match, user, seats=seats)
         if expected_version != match.version:
             raise Conflict(
@@ -450,11 +451,64 @@ def _take_out(match: Match, seat: Seat, *, status: str, verb: str, closed_by: st
 # --- internals --------------------------------------------------------------------------------------
 
 
-def _lock_match(match_id: int) -> Match:
+def _lock_match(match_id: int, *, rng: bool = True) -> Match:
+    """The match, its row locked until the transaction ends (every writer of a match comes here).
+
+    ``rng=False`` leaves the random generator's state unread (several kilobytes, used only by chance
+    steps and computer players): it is then deferred, and _save_if_unchanged does not write it back.
+    """
     try:
-        return Match.objects.select_for_update().get(pk=match_id)
-    except (Match.DoesNotExist, ValueError, TypeError):
+        key = int(match_id)
+    except (ValueError, TypeError):
         raise NotFound("There is no such match.") from None
+    if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
+        raise NotFound("There is no such match.")
+    omit = () if rng else _NO_RNG
+    found = rows.fetch(Match, _match_for_update(omit), [key], write=True)
+    if not found:
+        raise NotFound("There is no such match.")
+    return rows.build(Match, found[0], write=True, omit=omit)
+
+
+_NO_RNG = ("rng_state",)
+
+
+@cache
+def _match_for_update(omit: tuple[str, ...]) -> str:
+    connection = rows.connection_for(Match, write=True)
+    # SQLite has no row locks: there, _save_if_unchanged's conditional update is the guard.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {rows.columns(Match, 'm', write=True, omit=omit)} FROM {rows.table(Match)} m "  # nosec B608
+        f"WHERE m.{connection.ops.quote_name('id')} = %s{lock}"
+    )
+
+
+def _seats_with_users(match: Match) -> list[Seat]:
+    """The match's seats in order, each with its user (None for a computer's seat), in one query: what
+    ``match.seats.select_related("user")`` reads."""
+    user_model = Seat._meta.get_field("user").related_model
+    found = rows.fetch(Seat, _seats_and_users(), [match.pk], write=True)
+    width = len(Seat._meta.concrete_fields)
+    seats = []
+    for row in found:
+        seat = rows.build(Seat, row, write=True)
+        user = rows.build(user_model, row, start=width) if seat.user_id else None
+        Seat.user.field.set_cached_value(seat, user)
+        seats.append(seat)
+    return seats
+
+
+@cache
+def _seats_and_users() -> str:
+    quote = rows.connection_for(Seat, write=True).ops.quote_name
+    user_model = Seat._meta.get_field("user").related_model
+    return (
+        f"SELECT {rows.columns(Seat, 's', write=True)}, {rows.columns(user_model, 'u', write=True)} "  # nosec B608
+        f"FROM {rows.table(Seat)} s LEFT JOIN {rows.table(user_model)} u "
+        f"ON u.{quote('id')} = s.{quote('user_id')} "
+        f"WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('position')}"
+    )
 
 
 def _playing_seat(match: Match, user: AbstractBaseUser, *, seats: list[Seat] | None = None) -> Seat:
@@ -522,7 +576,7 @@ def _record(
         if move is not None and seat is not None
         else None
     )
-    logged = Move.objects.create(
+    logged = Move(
         match=match,
         seq=_next_seq(match),
         seat=seat,
@@ -532,6 +586,7 @@ def _record(
         events=[event.to_dict() for event in events],
         state_after=state,
     )
+    rows.insert(logged)
     _store_state(match, engine, state)
     hands = (
         HiddenHand.objects.filter(seat__match=match).select_related("seat") if _has_secrets(engine) else []
@@ -547,7 +602,7 @@ def _record(
     else:
         # One read of the seats serves the turns and the automatic work.
         if seats is None:
-            seats = list(match.seats.select_related("user"))
+            seats = _seats_with_users(match)
         _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
         _schedule_work(match, engine, state, now=now, seats=seats)
     _save_if_unchanged(match, seen=seen, now=now)
@@ -561,8 +616,11 @@ def _save_if_unchanged(match: Match, *, seen: int, now: datetime) -> None:
     ignores SELECT ... FOR UPDATE (SQLite); the transaction then rolls back all the move wrote.
     """
     match.updated_at = now
-    values = {field.attname: getattr(match, field.attname) for field in _MATCH_FIELDS}
-    if Match.objects.filter(pk=match.pk, version=seen).update(**values) != 1:
+    unread = match.get_deferred_fields()  # neither read nor changed: not written either
+    values = {
+        field.attname: getattr(match, field.attname) for field in _MATCH_FIELDS if field.attname not in unread
+    }
+    if rows.update(Match, values=values, where={"id": match.pk, "version": seen}) != 1:
         raise Conflict("The game has moved on since you loaded the page; nothing was played.")
 
 
@@ -609,10 +667,11 @@ def _sync_turns(
     actors = engine.actors(state)
     rules = _clock_rules(match)
     if seats is None:
-        seats = list(match.seats.select_related("user"))
+        seats = _seats_with_users(match)
     by_id = {seat.pk: seat for seat in seats}
     open_turns = {}
-    for turn in match.turns.filter(closed_at__isnull=True):
+    for row in rows.fetch(Turn, _open_turns(), [match.pk], write=True):
+        turn = rows.build(Turn, row, write=True)
         turn.seat = by_id[turn.seat_id]
         open_turns[turn.seat.position] = turn
     for position, turn in list(open_turns.items()):
@@ -624,10 +683,10 @@ def _sync_turns(
         del open_turns[position]
         turn.closed_at = now
         turn.closed_by = closed_by if moved else "other"
-        turn.save(update_fields=["closed_at", "closed_by"])
+        rows.update(Turn, values={"closed_at": now, "closed_by": turn.closed_by}, where={"id": turn.pk})
         if moved and closed_by == "move" and turn.seat.bank is not None:
             bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
-            Seat.objects.filter(pk=mover.pk).update(bank=bank)
+            rows.update(Seat, values={"bank": bank}, where={"id": mover.pk})
     new_ids: list[int] = []
     awaited = actors - set(open_turns)
     for seat in sorted((seat for seat in seats if seat.position in awaited), key=lambda seat: seat.position):
@@ -638,7 +697,7 @@ def _sync_turns(
             if seat.user_id and deadline
             else None
         )
-        turn = Turn.objects.create(
+        turn = Turn(
             match=match,
             seat=seat,
             number=match.version,
@@ -647,11 +706,21 @@ def _sync_turns(
             remind_at=reminder[0] if reminder else None,
             remind_lead=reminder[1] if reminder else None,
         )
+        rows.insert(turn)
         note = notifications.notify_turn_started(turn=turn, now=now)
         if note is not None:
             new_ids.append(note.pk)
     if new_ids:
         notifications.queue_send(new_ids)
+
+
+@cache
+def _open_turns() -> str:
+    quote = rows.connection_for(Turn, write=True).ops.quote_name
+    return (
+        f"SELECT {rows.columns(Turn, 't', write=True)} FROM {rows.table(Turn)} t "  # nosec B608
+        f"WHERE t.{quote('match_id')} = %s AND t.{quote('closed_at')} IS NULL"
+    )
 
 
 def _schedule_work(
@@ -847,7 +916,7 @@ def seat_hand_over(
         match.turns.filter(seat=seat, closed_at__isnull=True).update(closed_at=now, closed_by="moderator")
         text = f"A moderator handed {before}'s seat to {seat.player_name}: {reason}"
         line = _log(match, seat=seat, kind="moderation", text=text)
-        seats = list(match.seats.select_related("user"))
+        seats = _seats_with_users(match)
         _sync_turns(match, match.engine, match.engine_state, now=now, seats=seats)
         _schedule_work(match, match.engine, match.engine_state, now=now, seats=seats)
         Match.objects.filter(pk=match.pk).update(work_due_at=match.work_due_at, updated_at=now)
@@ -926,7 +995,7 @@ def move_rollback(*, match_id: int, reason: str, now: datetime | None = None) ->
         match.moves.filter(seq__gt=target.seq).update(state_after=state)
         text = f"A moderator took back {seat.player_name}'s move {notation}: {reason}"
         line = _log(match, seat=seat, kind="moderation", text=text)
-        seats = list(match.seats.select_related("user"))
+        seats = _seats_with_users(match)
         _sync_turns(match, engine, state, now=now, seats=seats)
         _schedule_work(match, engine, state, now=now, seats=seats)
         _save_if_unchanged(match, seen=seen, now=now)
@@ -943,7 +1012,7 @@ def match_adjudicate(*, match_id: int, ranks: list[int], reason: str, now: datet
         match = _lock_match(match_id)
         if match.status not in (Match.Status.ACTIVE, Match.Status.FINISHED):
             raise Conflict("Only a match in play or finished can be adjudicated.")
-        seats = list(match.seats.select_related("user"))
+        seats = _seats_with_users(match)
         if len(ranks) != len(seats) or any(type(rank) is not int for rank in ranks):
             raise ServiceError("Give every seat a place.")
         if any(not 1 <= rank <= len(seats) for rank in ranks) or 1 not in ranks:

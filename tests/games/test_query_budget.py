@@ -87,3 +87,24 @@ def test_the_whole_log_pages_through_every_line(client, started_match, alice):
     for page in ("0", "99", "x"):
         assert client.get(reverse("match-log", args=[match.pk]) + f"?page={page}").status_code == 200
     assert client.get(reverse("match-log", args=[999999])).status_code == 404
+
+
+def test_neither_a_reader_nor_a_player_s_move_reads_or_writes_the_random_generator(
+    client, started_match, alice, bob
+):
+    match = play_random(started_match(), moves=3)
+    engine = match.engine
+    seat = min(engine.actors(match.engine_state))
+    move = engine.legal_moves(match.engine_state, seat)[0]
+    client.force_login(alice)
+    reader, mover = APIClient(), APIClient()
+    reader.force_authenticate(alice)
+    mover.force_authenticate({0: alice, 1: bob}[seat])
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("match-detail", args=[match.pk])).status_code == 200
+        assert client.get(reverse("match-board", args=[match.pk])).status_code == 200
+        assert reader.get(reverse("api-match", args=[match.pk])).status_code == 200
+        body = {"move": move, "version": match.version}
+        assert mover.post(reverse("api-match-moves", args=[match.pk]), body, format="json").status_code == 201
+    touched = [query["sql"] for query in queries if "rng_state" in query["sql"]]
+    assert not touched, touched  # kilobytes that only chance steps and computer players use

@@ -1,0 +1,111 @@
+"""The move path's hand-written SQL (games/rows.py) reads and writes exactly what the ORM does."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import transaction
+from rest_framework import exceptions
+from rest_framework.authtoken.models import Token
+
+from games import rows, services
+from games.api.authentication import TokenAuthentication
+from games.errors import NotFound
+from games.models import Match, Move, Seat, Turn
+from tests.conftest import play_random
+
+
+def field_values(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+@pytest.fixture
+def clocked_match(started_match):
+    """A match whose every column holds a value: intervals, JSON, dates, flags, a few moves."""
+    match = started_match(
+        move_time_limit=timedelta(days=2, hours=3),
+        bank_initial=timedelta(hours=5),
+        bank_increment=timedelta(minutes=90),
+        bank_max=timedelta(days=1),
+        pause_weekends=True,
+        name="Clocks and all",
+    )
+    play_random(match, moves=3)
+    Match.objects.filter(pk=match.pk).update(
+        options={"size": 7, "note": "é ünïcode"}, paused_at=datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    )
+    return match
+
+
+def test_a_locked_match_holds_what_the_orm_reads(clocked_match):
+    with transaction.atomic():
+        locked = services._lock_match(clocked_match.pk)
+    expected = Match.objects.get(pk=clocked_match.pk)
+    assert field_values(locked) == field_values(expected)
+    assert locked.move_time_limit == timedelta(days=2, hours=3) and locked.options["note"] == "é ünïcode"
+    assert not locked._state.adding and locked._state.db == "default"
+
+
+@pytest.mark.parametrize("match_id", [0, -1, 2**63, "x", None, "1; DROP TABLE games_match"])
+def test_a_match_id_that_cannot_exist_is_not_found(match_id):
+    with pytest.raises(NotFound):
+        services._lock_match(match_id)
+
+
+def test_seats_come_with_their_users_as_select_related_gives_them(clocked_match, alice, bob):
+    Seat.objects.create(match=clocked_match, position=2, user=None, bot="random")  # a computer's seat
+    seats = services._seats_with_users(clocked_match)
+    expected = list(clocked_match.seats.select_related("user"))
+    assert [field_values(seat) for seat in seats] == [field_values(seat) for seat in expected]
+    assert [field_values(seat.user) if seat.user else None for seat in seats] == [
+        field_values(seat.user) if seat.user else None for seat in expected
+    ]
+    assert [seat.user for seat in seats] == [alice, bob, None]
+
+
+def test_an_inserted_row_reads_back_as_the_orm_would_store_it(clocked_match):
+    seat = clocked_match.seats.get(position=0)
+    line = Move(
+        match=clocked_match,
+        seq=99,
+        seat=seat,
+        move={"to": [1, 2]},
+        notation="x",
+        notation_visible_to=[0],
+        events=[{"kind": "note", "text": "ü"}],
+        state_after={"a": [1, None, True]},
+    )
+    assert rows.insert(line) is True
+    assert line.pk and line.created_at is not None  # auto_now_add filled, as save() does
+    assert field_values(Move.objects.get(pk=line.pk)) == field_values(line)
+
+
+def test_an_update_touches_only_the_matching_rows_and_counts_them(clocked_match):
+    turn = Turn.objects.filter(match=clocked_match).latest("pk")
+    when = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    assert rows.update(Turn, values={"closed_at": when, "closed_by": "move"}, where={"id": turn.pk}) == 1
+    assert rows.update(Turn, values={"closed_by": "x"}, where={"id": turn.pk, "match_id": 0}) == 0
+    turn.refresh_from_db()
+    assert (turn.closed_at, turn.closed_by) == (when, "move")
+
+
+def test_a_token_authenticates_its_user_and_nobody_else(alice):
+    key = Token.objects.create(user=alice).key
+    user, token = TokenAuthentication().authenticate_credentials(key)
+    assert field_values(user) == field_values(type(alice).objects.get(pk=alice.pk))
+    assert token.key == key and token.user_id == alice.pk
+    with pytest.raises(exceptions.AuthenticationFailed, match="Invalid token"):
+        TokenAuthentication().authenticate_credentials("0" * 40)
+
+
+def test_a_match_locked_without_its_generator_never_writes_it_back(clocked_match):
+    stored = [3, list(range(625)), None]
+    with transaction.atomic():
+        match = services._lock_match(clocked_match.pk, rng=False)
+        assert "rng_state" in match.get_deferred_fields()
+        Match.objects.filter(pk=match.pk).update(rng_state=stored)  # a stand-in for what is on disk
+        match.name = "Renamed"
+        services._save_if_unchanged(match, seen=match.version, now=datetime.now(UTC))
+    saved = Match.objects.get(pk=match.pk)
+    assert saved.name == "Renamed" and saved.rng_state == stored
