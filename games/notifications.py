@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db import connections, router, transaction
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
-from games import dispatch, replies, selectors
+from games import dispatch, replies, rows, selectors
 from games.models import Match, Notification, Seat, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
@@ -182,32 +182,12 @@ def _create(
     return row if _insert_once(row) else None
 
 
-_NOTIFICATION_FIELDS = [field for field in Notification._meta.concrete_fields if not field.primary_key]
-
-
 def _insert_once(row: Notification) -> bool:
-    """Insert ``row`` unless its (user, key) exists: one INSERT ... ON CONFLICT DO NOTHING RETURNING,
-    which SQLite and PostgreSQL both speak, instead of get_or_create's read, savepoint and insert on
-    every move. Safe against a concurrent insert of the same key; sets ``row.pk`` when inserted."""
-    connection = connections[router.db_for_write(Notification)]
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in _NOTIFICATION_FIELDS)
-    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in _NOTIFICATION_FIELDS]
-    # Names come from the model's _meta and every value is a bound parameter (hence the nosec).
-    sql = (
-        f"INSERT INTO {quote(Notification._meta.db_table)} ({columns}) "  # nosec B608
-        f"VALUES ({', '.join(['%s'] * len(values))}) "
-        f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING RETURNING {quote('id')}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        inserted = cursor.fetchone()
-    if inserted is None:
-        return False
-    row.pk = inserted[0]
-    row._state.adding = False
-    row._state.db = connection.alias
-    return True
+    """Insert ``row`` unless its (user, key) exists: one INSERT ... ON CONFLICT DO NOTHING RETURNING
+    instead of get_or_create's read, savepoint and insert on every move. Safe against a concurrent
+    insert of the same key; sets ``row.pk`` when inserted."""
+    quote = rows.connection_for(Notification, write=True).ops.quote_name
+    return rows.insert(row, on_conflict=f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING")
 
 
 # --- queueing -----------------------------------------------------------------------------------------
@@ -219,7 +199,16 @@ def queue_send(ids: Iterable[int]) -> None:
     if ids:
         # After the commit, and never raising: a broker outage must not turn a saved move into an
         # error page; the rows stay pending and the sweep sends them.
-        transaction.on_commit(lambda: dispatch.notifications_enqueue(ids))
+        transaction.on_commit(lambda: dispatch.notifications_enqueue_soon(ids))
+
+
+def pending_ids(*, due_by: datetime, limit: int) -> list[int]:
+    """The pending rows due by ``due_by``, the oldest first: what a flush or the sweep sends."""
+    return list(
+        Notification.objects.filter(status=Status.PENDING, due_at__lte=due_by)
+        .order_by("due_at")
+        .values_list("pk", flat=True)[:limit]
+    )
 
 
 # --- sending ------------------------------------------------------------------------------------------

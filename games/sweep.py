@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from games import dispatch, notifications
 from games.clock import next_reminder_after
-from games.models import Match, Notification, Turn
+from games.models import Match, Turn
 
 log = logging.getLogger(__name__)
 
@@ -143,11 +143,7 @@ def _due_notifications(*, now: datetime, limit: int) -> list[int]:
     """Pending notifications the queue may have missed, and digests due now."""
     digests = notifications.digests_create(now=now)
     stale = now - settings.REQUEUE_AFTER
-    missed = list(
-        Notification.objects.filter(status=Notification.Status.PENDING, due_at__lte=stale)
-        .order_by("due_at")
-        .values_list("pk", flat=True)[:limit]
-    )
+    missed = notifications.pending_ids(due_by=stale, limit=limit)
     return sorted(set(digests) | set(missed))
 
 

@@ -417,3 +417,72 @@ def test_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
     assert note.status == Status.PENDING
     assert not mail.outbox
     assert "the sweep will queue it again" in caplog.text
+
+
+# --- coalescing (NOTIFY_COALESCE) --------------------------------------------------------------------
+
+
+@pytest.fixture
+def coalescing(settings):
+    """One flush task for the e-mails of many commits, as in production."""
+    settings.NOTIFY_COALESCE = True
+
+
+def test_a_flush_sends_every_pending_row_then_due_once_and_leaves_the_rest(started_match, alice):
+    from games import tasks
+
+    due = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
+    later = Notification.objects.create(
+        user=alice,
+        kind="your_turn",
+        key="later",
+        match=due[0].match,
+        due_at=datetime.now(UTC) + timedelta(hours=1),
+    )
+    with broker(f"redis://127.0.0.1:{free_port()}/0"):  # the flag cannot be cleared: it sends anyway
+        assert tasks.notifications_flush() == {"sent": 2}
+        assert tasks.notifications_flush() == {}  # delivered twice: nothing more goes out
+    assert len(mail.outbox) == 2
+    assert {note.status for note in Notification.objects.filter(pk__in=[n.pk for n in due])} == {Status.SENT}
+    later.refresh_from_db()
+    assert later.status == Status.PENDING
+
+
+def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_another(
+    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
+):
+    import redis
+
+    from games import dispatch, tasks
+
+    queue = redis.Redis.from_url(redis_url)
+    queue.flushdb()
+    notes = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
+    with broker(redis_url):
+        for note in notes:
+            with django_capture_on_commit_callbacks(execute=True):
+                queue_send([note.pk])
+        assert queue.llen("celery") == 1 and queue.exists(dispatch.FLUSH_QUEUED)
+        assert 0 < queue.ttl(dispatch.FLUSH_QUEUED) <= dispatch.FLUSH_FLAG_SECONDS
+        assert tasks.notifications_flush() == {"sent": 2}  # as the worker would run it
+        assert not queue.exists(dispatch.FLUSH_QUEUED)
+        later = your_turn_row(open_turn(started_match(), 0))
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([later.pk])
+        assert queue.llen("celery") == 2
+    queue.flushdb()
+
+
+def test_with_coalescing_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
+    coalescing, started_match, django_capture_on_commit_callbacks, caplog
+):
+    note = your_turn_row(open_turn(started_match(), 0))
+    with (
+        broker(f"redis://127.0.0.1:{free_port()}/0"),
+        caplog.at_level(logging.WARNING, logger="games.dispatch"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        queue_send([note.pk])
+    note.refresh_from_db()
+    assert note.status == Status.PENDING and not mail.outbox
+    assert "the sweep will queue it again" in caplog.text

@@ -172,6 +172,9 @@ CONTENT_SECURITY_POLICY_EXCEPTIONS = {
 EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.
 REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
+# One task sends the e-mails of every move made while it waited in the queue (games/dispatch.py);
+# off, each move queues its own.
+NOTIFY_COALESCE = env_bool("NOTIFY_COALESCE", True)
 VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)
 
 # --- Moves by e-mail (games/mailin.py, `manage.py mail_gateway`) --------------------------------------

@@ -13,6 +13,8 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # the app to the real Redis named by REDIS_URL or to an embedded one.
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# Eager tasks need no broker: each commit sends its own e-mails at once (tests/tasks/ coalesces them).
+NOTIFY_COALESCE = False
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
