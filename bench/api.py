@@ -6,10 +6,10 @@
 Run from the repository root with the project's Python (.venv/bin/python). It creates the database if
 needed and migrates it, adds users with API tokens and started Wall Go matches (each client gets its
 own pair of players and its own matches, so no two clients ever wait on one match's lock), starts a
-throw-away Redis (moves queue their e-mails there after commit; no worker runs) and gunicorn on a free
-loopback port. Then, for ``--seconds`` each after a short warm-up (in turns of about two seconds, so
-that the machine's other load weighs on all three alike), ``--clients`` threads with keep-alive
-``httpx`` clients measure:
+throw-away Redis (moves queue their e-mails there after commit, and finishing moves their ratings; no
+worker runs) and gunicorn on a free loopback port. Then, for ``--seconds`` each after a short warm-up
+(in turns of about two seconds, so that the machine's other load weighs on all three alike),
+``--clients`` threads with keep-alive ``httpx`` clients measure:
 
 1. the trivial view: ``GET /api/ping/`` (no database, no session);
 2. read match: ``GET /api/matches/{id}/`` with a seated player's token;

@@ -1,8 +1,9 @@
 """Writes to ratings: a finished match is counted once, a voided one is taken out again.
 
-Both run inside the transaction that finishes (or voids) the match, called from the ``games.signals``
-receivers in ``ratings.receivers``. Every change of a game's ratings first locks that game's
-``RatingBoard`` row, so two matches of one game finishing at once are rated one after the other.
+A finished match is counted by a worker once the match's last move has committed (``match_rate_by_id``,
+queued by ``ratings.receivers``; ``unrated_rate`` catches up on lost tasks); a void is withdrawn inside
+the moderator's transaction. Every change of a game's ratings first locks that game's ``RatingBoard``
+row, so two matches of one game finishing at once are rated one after the other.
 
 The ratings of a game are always what replaying its ``RatedMatch`` rows in order (finishing time,
 then match id) gives. A match that finishes in order is applied at once; one that lands before
@@ -20,6 +21,7 @@ out; a result needs people on at least two sides to count.
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -57,6 +59,42 @@ def match_rate(*, match: Match) -> RatedMatch | None:
     return rated
 
 
+def match_rate_by_id(*, match_id: int) -> RatedMatch | None:
+    """Count a finished match, read after its game's board is locked: a void that committed first is
+    seen, and one still under way waits and then withdraws what this counted."""
+    game = Match.objects.filter(pk=match_id).values_list("game", flat=True).first()
+    if game is None:
+        return None
+    with transaction.atomic():
+        _lock_board(game)
+        match = Match.objects.defer(*_UNUSED).filter(pk=match_id).first()
+        return match_rate(match=match) if match is not None else None
+
+
+# How far back the catch-up looks for finished matches that no rating counts yet.
+CATCH_UP_WINDOW = timedelta(days=2)
+
+
+def unrated_rate(*, now: datetime | None = None, limit: int = 200) -> int:
+    """Rate the recent finished matches that were left out (their task was lost while the queue was
+    away, or failed); returns how many now count. Matches that cannot count (fewer than two human
+    sides) are looked at again on each call within the window, and cost one small query each."""
+    now = now or timezone.now()
+    left_out = (
+        Match.objects.filter(status=Match.Status.FINISHED, rated=True, finished_at__gte=now - CATCH_UP_WINDOW)
+        .exclude(pk__in=RatedMatch.objects.values("match_id"))
+        .order_by("finished_at", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    counted = 0
+    for match_id in list(left_out):
+        try:
+            counted += match_rate_by_id(match_id=match_id) is not None
+        except Exception:  # one bad match must not hold up the others; the next tick tries it again
+            log.exception("Rating match %s failed; the next tick tries again.", match_id)
+    return counted
+
+
 def match_unrate(*, match: Match) -> bool:
     """Withdraw a match's effect on the ratings (a moderator voided it); False if it never counted."""
     with transaction.atomic():
@@ -74,9 +112,7 @@ def game_ratings_rebuild(*, game: str) -> int:
     with transaction.atomic():
         _lock_board(game)
         RatedMatch.objects.filter(game=game).delete()
-        finished = Match.objects.filter(game=game, status=Match.Status.FINISHED, rated=True).defer(
-            "engine_state", "rng_state", "public_view"
-        )
+        finished = Match.objects.filter(game=game, status=Match.Status.FINISHED, rated=True).defer(*_UNUSED)
         for match in (
             finished.prefetch_related("seats").order_by("finished_at", "pk").iterator(chunk_size=200)
         ):
@@ -123,6 +159,9 @@ def _declared_teams(match: Match, positions: set[int]) -> list[list[int]]:
 
 
 # --- internals --------------------------------------------------------------------------------------
+
+# A match's position and RNG, which rating never reads.
+_UNUSED = ("engine_state", "rng_state", "public_view")
 
 
 def _lock_board(game: str) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+from django.test import TestCase
 
 from games import services
 from games.engines import registry
@@ -20,18 +21,20 @@ def score_games() -> Iterator[None]:
 
 
 def play_scores(match: Match, scores: list[int]) -> Match:
-    """Each seat names its score in turn, through the real service, as its player would."""
+    """Each seat names its score in turn, through the real service, as its player would. What each move
+    queues after its commit runs as it would on the site (the rating of the finished match)."""
     match.refresh_from_db()
     for seat in match.seats.order_by("position"):
         if seat.status != seat.Status.PLAYING:
             continue
         match.refresh_from_db()
-        services.move_play(
-            match_id=match.pk,
-            user=seat.user,
-            expected_version=match.version,
-            text=f"score {scores[seat.position]}",
-        )
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            services.move_play(
+                match_id=match.pk,
+                user=seat.user,
+                expected_version=match.version,
+                text=f"score {scores[seat.position]}",
+            )
     match.refresh_from_db()
     return match
 

@@ -6,12 +6,13 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.db import transaction
+from django.test import TestCase
 from django.utils import timezone
 
 from games import services, signals
 from games.models import Match, Seat, Turn
 from ratings import services as rating_services
-from ratings import skill
+from ratings import skill, tasks
 from ratings.models import RatedMatch, Rating, RatingChange
 from tests.conftest import no_vacation
 from tests.ratings.conftest import play_scores
@@ -29,6 +30,11 @@ def snapshot(game="testscores") -> dict[int, tuple[float, float, int]]:
     }
 
 
+def committed():
+    """Run what the code under test queues for after its commit, as the site's worker would."""
+    return TestCase.captureOnCommitCallbacks(execute=True)
+
+
 def test_a_finished_match_moves_the_winner_up_and_the_loser_down(alice, bob, score_match):
     match = play_scores(score_match(alice, bob), [7, 3])
     assert match.status == Match.Status.FINISHED
@@ -43,9 +49,10 @@ def test_a_finished_match_moves_the_winner_up_and_the_loser_down(alice, bob, sco
 def test_a_match_is_counted_once_however_often_its_end_is_announced(alice, bob, score_match):
     match = play_scores(score_match(alice, bob), [7, 3])
     before = snapshot()
-    with transaction.atomic():
+    with committed(), transaction.atomic():
         signals.match_finished.send(sender=Match, match=match)
         signals.match_finished.send(sender=Match, match=match)
+    assert tasks.match_rate(match.pk) is False  # a task delivered again
     assert rating_services.match_rate(match=match) is None
     assert snapshot() == before
     assert RatingChange.objects.filter(match=match).count() == 2
@@ -68,7 +75,8 @@ def test_four_players_are_rated_by_their_places(alice, bob, carol, make_user, sc
 
 def test_resigning_counts_as_a_loss(alice, bob, score_match):
     match = score_match(alice, bob)
-    services.match_resign(match_id=match.pk, user=alice)
+    with committed():
+        services.match_resign(match_id=match.pk, user=alice)
     assert rating(bob).mu > rating(alice).mu
 
 
@@ -77,7 +85,8 @@ def test_running_out_of_time_counts_as_a_loss(alice, bob, score_match):
     no_vacation(alice)
     turn = Turn.objects.get(match=match, closed_at__isnull=True)
     assert turn.seat.user == alice
-    services.turn_expire(turn_id=turn.pk, now=timezone.now() + timedelta(days=2))
+    with committed():
+        services.turn_expire(turn_id=turn.pk, now=timezone.now() + timedelta(days=2))
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert rating(bob).mu > skill.initial().mu > rating(alice).mu
@@ -181,7 +190,7 @@ def test_a_readjudicated_match_counts_in_its_place_in_history(alice, bob, carol,
     first = play_scores(score_match(alice, bob), [9, 1])
     play_scores(score_match(bob, carol), [9, 1])
     # A moderator reverses the first result: it is voided, given new places and finished again.
-    with transaction.atomic():
+    with committed(), transaction.atomic():
         signals.match_voided.send(sender=Match, match=first)
         Seat.objects.filter(match=first, user=alice).update(rank=2)
         Seat.objects.filter(match=first, user=bob).update(rank=1)
@@ -212,3 +221,50 @@ def test_a_result_that_lands_before_later_ones_replays_them(alice, bob, carol, s
     with transaction.atomic():
         rating_services.match_rate(match=Match.objects.get(pk=early.pk))
     assert snapshot() == replayed([([alice.pk, bob.pk], [9, 1]), ([bob.pk, carol.pk], [9, 1])])
+
+
+def test_a_finished_match_is_rated_only_after_its_last_move_commits(alice, bob, score_match):
+    match = score_match(alice, bob)
+    match.refresh_from_db()
+    services.move_play(match_id=match.pk, user=alice, expected_version=match.version, text="score 7")
+    match.refresh_from_db()
+    with TestCase.captureOnCommitCallbacks(execute=False) as queued:
+        services.move_play(match_id=match.pk, user=bob, expected_version=match.version, text="score 3")
+    # Finished, and nothing of the ratings written in the move's transaction.
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
+    assert not RatedMatch.objects.filter(match=match).exists() and not Rating.objects.exists()
+    for callback in queued:
+        callback()  # the commit's follow-ups: its e-mail, and the rating task (eager here)
+    assert rating(alice).mu > rating(bob).mu and rating(alice).matches == 1
+
+
+def test_the_tick_rates_recent_matches_whose_task_was_lost(alice, bob, carol, score_match):
+    lost = score_match(alice, bob)
+    for seat, score in ((alice, 7), (bob, 3)):  # no commit follow-ups run: the rating task is lost
+        lost.refresh_from_db()
+        services.move_play(match_id=lost.pk, user=seat, expected_version=lost.version, text=f"score {score}")
+    old = score_match(bob, carol)
+    for seat, score in ((bob, 1), (carol, 9)):
+        old.refresh_from_db()
+        services.move_play(match_id=old.pk, user=seat, expected_version=old.version, text=f"score {score}")
+    Match.objects.filter(pk=old.pk).update(finished_at=timezone.now() - rating_services.CATCH_UP_WINDOW * 2)
+    unrated = score_match(carol, alice, rated=False)
+    play_scores(unrated, [5, 1])
+    assert not Rating.objects.exists()
+    assert tasks.catch_up() == 1  # the recent rated match; not the old one, not the unrated one
+    assert list(RatedMatch.objects.values_list("match_id", flat=True)) == [lost.pk]
+    assert rating(alice).mu > rating(bob).mu
+    assert tasks.catch_up() == 0  # counted once
+
+
+def test_a_match_voided_before_its_rating_task_runs_is_not_rated(alice, bob, score_match):
+    match = score_match(alice, bob)
+    for seat, score in ((alice, 7), (bob, 3)):  # the task is still queued
+        match.refresh_from_db()
+        services.move_play(
+            match_id=match.pk, user=seat, expected_version=match.version, text=f"score {score}"
+        )
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ABANDONED)
+    assert tasks.match_rate(match.pk) is False
+    assert tasks.match_rate(10**9) is False  # a match deleted meanwhile
+    assert not RatedMatch.objects.exists() and not Rating.objects.exists()

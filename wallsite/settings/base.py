@@ -152,6 +152,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.sweep", "schedule": env_int("SWEEP_SECONDS", 60)},
     # Starts the league seasons that are due and closes the ones whose fixtures are all played.
     "leagues": {"task": "leagues.tick", "schedule": env_int("LEAGUE_TICK_SECONDS", 60)},
+    # Rates the finished matches whose rating task was lost (see ratings/receivers.py).
+    "ratings": {"task": "ratings.catch_up", "schedule": env_int("RATINGS_CATCH_UP_SECONDS", 60)},
 }
 
 PRESENCE_WINDOW = timedelta(minutes=3)
