@@ -88,6 +88,38 @@ def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: 
         return cursor.fetchall()
 
 
+def fetch_many(
+    model: type[models.Model], queries: Sequence[tuple[str, Sequence[Any]]], *, write: bool = False
+) -> list[list[tuple]]:
+    """The rows of several SELECTs (nothing else) on ``model``'s database, in order. PostgreSQL (with the default
+    client-side binding) gets them as one query string: one round trip, each statement still with its
+    own snapshot, so one that follows a ``FOR UPDATE`` sees what was committed before the lock was
+    granted. Other databases run them one after the other."""
+    connection = connection_for(model, write=write)
+    with connection.cursor() as cursor:
+        if not _several_per_execute(connection):
+            results = []
+            for sql, params in queries:
+                cursor.execute(sql, params)
+                results.append(cursor.fetchall())
+            return results
+        cursor.execute(
+            "; ".join(sql for sql, _ in queries), [param for _, params in queries for param in params]
+        )
+        results = [cursor.fetchall()]
+        while cursor.nextset():
+            results.append(cursor.fetchall())
+    return results
+
+
+def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
+    # Server-side binding sends each execute as one prepared statement, which can hold only one.
+    return (
+        connection.vendor == "postgresql"
+        and connection.settings_dict["OPTIONS"].get("server_side_binding") is not True
+    )
+
+
 def table(model: type[models.Model]) -> str:
     return connection_for(model, write=True).ops.quote_name(model._meta.db_table)
 

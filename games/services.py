@@ -202,7 +202,8 @@ def move_play(
     same form was sent twice) and nothing is applied.
     """
     with transaction.atomic():
-        match = _lock_match(match_id, rng=False)  # a player's move draws nothing
+        # A player's move draws nothing: the random generator stays unread.
+        match, seats, turn_rows = _lock_for_move(match_id)
         engine = match.engine
         if match.status != Match.Status.ACTIVE:
             raise Conflict(
@@ -210,7 +211,6 @@ def move_play(
             )
         if match.paused_at is not None:
             raise Conflict(PAUSED)
-        seats = _seats_with_users(match)
         seat = _playing_seat(match, user, seats=seats)
         if expected_version != match.version:
             raise Conflict(
@@ -240,6 +240,7 @@ def move_play(
             move=move,
             notation=engine.format_move(move),
             seats=seats,
+            turn_rows=turn_rows,
         )
 
 
@@ -457,17 +458,36 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
     ``rng=False`` leaves the random generator's state unread (several kilobytes, used only by chance
     steps and computer players): it is then deferred, and _save_if_unchanged does not write it back.
     """
+    omit = () if rng else _NO_RNG
+    found = rows.fetch(Match, _match_for_update(omit), [_match_key(match_id)], write=True)
+    if not found:
+        raise NotFound("There is no such match.")
+    return rows.build(Match, found[0], write=True, omit=omit)
+
+
+def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
+    """``_lock_match(match_id, rng=False)``, the match's seats with their users and its open turns' rows,
+    read in one round trip (rows.fetch_many): the two reads after the lock see what was committed
+    before it was granted, as they would one by one."""
+    key = _match_key(match_id)
+    found, seat_rows, turn_rows = rows.fetch_many(
+        Match,
+        [(_match_for_update(_NO_RNG), [key]), (_seats_and_users(), [key]), (_open_turns(), [key])],
+        write=True,
+    )
+    if not found:
+        raise NotFound("There is no such match.")
+    return rows.build(Match, found[0], write=True, omit=_NO_RNG), _seats_built(seat_rows), turn_rows
+
+
+def _match_key(match_id: object) -> int:
     try:
-        key = int(match_id)
+        key = int(match_id)  # type: ignore[call-overload]
     except (ValueError, TypeError):
         raise NotFound("There is no such match.") from None
     if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
         raise NotFound("There is no such match.")
-    omit = () if rng else _NO_RNG
-    found = rows.fetch(Match, _match_for_update(omit), [key], write=True)
-    if not found:
-        raise NotFound("There is no such match.")
-    return rows.build(Match, found[0], write=True, omit=omit)
+    return key
 
 
 _NO_RNG = ("rng_state",)
@@ -487,8 +507,11 @@ def _match_for_update(omit: tuple[str, ...]) -> str:
 def _seats_with_users(match: Match) -> list[Seat]:
     """The match's seats in order, each with its user (None for a computer's seat), in one query: what
     ``match.seats.select_related("user")`` reads."""
+    return _seats_built(rows.fetch(Seat, _seats_and_users(), [match.pk], write=True))
+
+
+def _seats_built(found: list[tuple]) -> list[Seat]:
     user_model = Seat._meta.get_field("user").related_model
-    found = rows.fetch(Seat, _seats_and_users(), [match.pk], write=True)
     width = len(Seat._meta.concrete_fields)
     seats = []
     for row in found:
@@ -560,10 +583,12 @@ def _record(
     force_end: bool = False,
     closed_by: str = "move",
     seats: list[Seat] | None = None,
+    turn_rows: list[tuple] | None = None,
 ) -> Move:
     """Append the move, store the new position, bump the version, move the turns on.
 
-    ``seats`` are the match's seats with their users when the caller has them already.
+    ``seats`` are the match's seats with their users, and ``turn_rows`` the rows of its open turns,
+    when the caller has read them already under the match's lock.
     """
     now = timezone.now()
     if state is None:
@@ -603,7 +628,9 @@ def _record(
         # One read of the seats serves the turns and the automatic work.
         if seats is None:
             seats = _seats_with_users(match)
-        _sync_turns(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
+        _sync_turns(
+            match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats, turn_rows=turn_rows
+        )
         _schedule_work(match, engine, state, now=now, seats=seats)
     _save_if_unchanged(match, seen=seen, now=now)
     return logged
@@ -659,6 +686,7 @@ def _sync_turns(
     mover: Seat | None = None,
     closed_by: str = "move",
     seats: list[Seat] | None = None,
+    turn_rows: list[tuple] | None = None,
 ) -> None:
     """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat.
 
@@ -669,8 +697,10 @@ def _sync_turns(
     if seats is None:
         seats = _seats_with_users(match)
     by_id = {seat.pk: seat for seat in seats}
+    if turn_rows is None:
+        turn_rows = rows.fetch(Turn, _open_turns(), [match.pk], write=True)
     open_turns = {}
-    for row in rows.fetch(Turn, _open_turns(), [match.pk], write=True):
+    for row in turn_rows:
         turn = rows.build(Turn, row, write=True)
         turn.seat = by_id[turn.seat_id]
         open_turns[turn.seat.position] = turn

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
 
@@ -51,6 +52,42 @@ def test_a_locked_match_holds_what_the_orm_reads(clocked_match):
 def test_a_match_id_that_cannot_exist_is_not_found(match_id):
     with pytest.raises(NotFound):
         services._lock_match(match_id)
+    with pytest.raises(NotFound):
+        services._lock_for_move(match_id)
+
+
+def test_a_move_locks_and_reads_its_match_seats_and_turns_in_one_round_trip(clocked_match):
+    with transaction.atomic(), CaptureQueriesContext(connection) as executed:
+        match, seats, turn_rows = services._lock_for_move(clocked_match.pk)
+    # One query string on PostgreSQL; SQLite takes one statement at a time.
+    assert len(executed) == (1 if connection.vendor == "postgresql" else 3)
+    assert "rng_state" not in match.__dict__
+    expected = Match.objects.defer("rng_state").get(pk=clocked_match.pk)
+    assert field_values(match) | {"rng_state": None} == field_values(expected) | {"rng_state": None}
+    assert [field_values(seat) for seat in seats] == [
+        field_values(seat) for seat in clocked_match.seats.select_related("user")
+    ]
+    assert [seat.user for seat in seats] == [seat.user for seat in clocked_match.seats.order_by("position")]
+    open_turns = [rows.build(Turn, row) for row in turn_rows]
+    assert [field_values(turn) for turn in open_turns] == [
+        field_values(turn) for turn in Turn.objects.filter(match=clocked_match, closed_at__isnull=True)
+    ]
+    assert len(open_turns) == 1
+
+
+def test_several_selects_in_one_go_give_each_its_own_rows(clocked_match):
+    clocked_match.refresh_from_db()
+    queries = [
+        ("SELECT id FROM games_seat WHERE match_id = %s ORDER BY position", [clocked_match.pk]),
+        ("SELECT id FROM games_seat WHERE match_id = %s AND position > %s", [clocked_match.pk, 5]),
+        ("SELECT version, %s FROM games_match WHERE id = %s", ["it's; a literal", clocked_match.pk]),
+    ]
+    seat_ids = list(clocked_match.seats.order_by("position").values_list("id", flat=True))
+    assert rows.fetch_many(Match, queries) == [
+        [(seat_id,) for seat_id in seat_ids],
+        [],
+        [(clocked_match.version, "it's; a literal")],
+    ]
 
 
 def test_seats_come_with_their_users_as_select_related_gives_them(clocked_match, alice, bob):
