@@ -91,10 +91,10 @@ def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: 
 def fetch_many(
     model: type[models.Model], queries: Sequence[tuple[str, Sequence[Any]]], *, write: bool = False
 ) -> list[list[tuple]]:
-    """The rows of several SELECTs (nothing else) on ``model``'s database, in order. PostgreSQL (with the default
-    client-side binding) gets them as one query string: one round trip, each statement still with its
-    own snapshot, so one that follows a ``FOR UPDATE`` sees what was committed before the lock was
-    granted. Other databases run them one after the other."""
+    """The rows of several SELECTs (nothing else) on ``model``'s database, in order. PostgreSQL (with
+    the default client-side binding) gets them as one query string: one round trip, each statement
+    still with its own snapshot, so one that follows a ``FOR UPDATE`` sees what was committed before
+    the lock was granted. Other databases run them one after the other."""
     connection = connection_for(model, write=write)
     with connection.cursor() as cursor:
         if not _several_per_execute(connection):

@@ -480,9 +480,9 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
     return rows.build(Match, found[0], write=True, omit=_NO_RNG), _seats_built(seat_rows), turn_rows
 
 
-def _match_key(match_id: object) -> int:
+def _match_key(match_id: Any) -> int:
     try:
-        key = int(match_id)  # type: ignore[call-overload]
+        key = int(match_id)
     except (ValueError, TypeError):
         raise NotFound("There is no such match.") from None
     if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow

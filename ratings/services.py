@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from games.models import Match, Seat
@@ -77,12 +77,15 @@ CATCH_UP_WINDOW = timedelta(days=2)
 
 def unrated_rate(*, now: datetime | None = None, limit: int = 200) -> int:
     """Rate the recent finished matches that were left out (their task was lost while the queue was
-    away, or failed); returns how many now count. Matches that cannot count (fewer than two human
-    sides) are looked at again on each call within the window, and cost one small query each."""
+    away, or failed); returns how many now count. Tables with fewer than two people never count and
+    are not looked at; the rare match that still cannot count (all its people on one side) is looked at
+    again on each call within the window."""
     now = now or timezone.now()
     left_out = (
         Match.objects.filter(status=Match.Status.FINISHED, rated=True, finished_at__gte=now - CATCH_UP_WINDOW)
         .exclude(pk__in=RatedMatch.objects.values("match_id"))
+        .annotate(people=Count("seats", filter=Q(seats__user__isnull=False)))
+        .filter(people__gte=2)
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )
