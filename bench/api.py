@@ -9,7 +9,8 @@ own pair of players and its own matches, so no two clients ever wait on one matc
 throw-away Redis (moves queue their e-mails there after commit, and finishing moves their ratings; no
 worker runs) and gunicorn on a free loopback port. Then, for ``--seconds`` each after a short warm-up
 (in turns of about two seconds, so that the machine's other load weighs on all three alike),
-``--clients`` threads with keep-alive ``httpx`` clients measure:
+``--clients`` threads with keep-alive ``httpx`` clients measure (with the client's garbage collector
+paused, so that its pauses do not count as the server's latency):
 
 1. the trivial view: ``GET /api/ping/`` (no database, no session);
 2. read match: ``GET /api/matches/{id}/`` with a seated player's token;
@@ -27,6 +28,7 @@ unless the setup failed. Each run adds its own users and matches; the database i
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import random
@@ -306,6 +308,12 @@ def _measure(
                 result.errors[key] = result.errors.get(key, 0) + count
 
     threads = [threading.Thread(target=run, args=(client,), daemon=True) for client in clients]
+    # The client's own garbage collector stays off while it measures: one full collection stops all
+    # the client threads at once, for tens of milliseconds, and would count as the server's latency.
+    # What this turn left is collected between turns.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     for thread in threads:
         thread.start()
     server_before = server.cpu()
@@ -315,6 +323,8 @@ def _measure(
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - wall_before
+    gc.enable()
+    gc.unfreeze()
     machine_after = cpu_times()
     result.server_cpu, result.database_cpu = _cpu_spent(server_before, server.cpu())
     result.seconds = wall

@@ -44,10 +44,13 @@ Notify = User.Notify
 # --- creating -----------------------------------------------------------------------------------------
 
 
-def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
+def notify_turn_started(
+    *, turn: Turn, now: datetime, writes: rows.Writes | None = None
+) -> Notification | None:
     """A "your turn" e-mail for a player who wants one at once; None when not wanted.
 
-    Digest readers get nothing here: the next digest lists the turn.
+    Digest readers get nothing here: the next digest lists the turn. Given ``writes``, the row is held
+    there: it is in the database, with its id, once they are flushed (unless its key was taken).
     """
     user = _human(turn.seat)
     if user is None or user.notify != Notify.IMMEDIATE or user.on_vacation:
@@ -59,6 +62,7 @@ def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
         match_id=turn.match_id,
         turn=turn,
         now=now,
+        writes=writes,
     )
 
 
@@ -176,18 +180,21 @@ def _create(
     turn: Turn | None,
     now: datetime,
     text: str = "",
+    writes: rows.Writes | None = None,
 ) -> Notification | None:
-    """The new row, or None if this user already has one for this key."""
+    """The new row, or None if this user already has one for this key; given ``writes``, the row held
+    there (see notify_turn_started).
+
+    One INSERT ... ON CONFLICT DO NOTHING RETURNING instead of get_or_create's read, savepoint and
+    insert on every move; safe against a concurrent insert of the same key."""
     row = Notification(user=user, kind=kind, key=key, match_id=match_id, turn=turn, text=text, due_at=now)
-    return row if _insert_once(row) else None
-
-
-def _insert_once(row: Notification) -> bool:
-    """Insert ``row`` unless its (user, key) exists: one INSERT ... ON CONFLICT DO NOTHING RETURNING
-    instead of get_or_create's read, savepoint and insert on every move. Safe against a concurrent
-    insert of the same key; sets ``row.pk`` when inserted."""
-    quote = rows.connection_for(Notification, write=True).ops.quote_name
-    return rows.insert(row, on_conflict=f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING")
+    held = writes or rows.Writes(Notification)
+    quote = held.connection.ops.quote_name
+    held.insert(row, on_conflict=f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING")
+    if writes is not None:
+        return row
+    held.flush()
+    return None if row._state.adding else row
 
 
 # --- queueing -----------------------------------------------------------------------------------------

@@ -67,9 +67,16 @@ def columns(model: type[models.Model], alias: str, *, write: bool = False, omit:
 
 
 def build(
-    model: type[M], row: Sequence[Any], *, start: int = 0, write: bool = False, omit: tuple[str, ...] = ()
+    model: type[M],
+    row: Sequence[Any],
+    *,
+    start: int = 0,
+    write: bool = False,
+    omit: tuple[str, ...] = (),
+    remember: bool = False,
 ) -> M:
-    """The instance for the ``columns(model, ..., omit=omit)`` part of ``row`` that begins at ``start``."""
+    """The instance for the ``columns(model, ..., omit=omit)`` part of ``row`` that begins at ``start``;
+    ``remember`` keeps the values read, for ``changed``."""
     connection = connection_for(model, write=write)
     shape = _shape(model, "t", connection, omit)  # the converters do not depend on the alias
     values = list(row[start : start + len(shape.names)])
@@ -78,7 +85,29 @@ def build(
         for fn, column in steps:
             value = fn(value, column, connection)
         values[index] = value
-    return model.from_db(connection.alias, shape.names, values)
+    instance = model.from_db(connection.alias, shape.names, values)
+    if remember:
+        instance._rows_read = dict(zip(shape.names, values, strict=True))
+    return instance
+
+
+def changed(instance: models.Model, fields: Sequence[models.Field]) -> dict[str, Any]:
+    """attname -> value of those ``fields`` that may differ from what ``build(..., remember=True)``
+    read: a JSON value always may (it can be changed in place), others when they compare unequal.
+    Deferred fields were neither read nor changed: never. Every other field of an instance not so
+    built."""
+    read = getattr(instance, "_rows_read", {})
+    unread = instance.get_deferred_fields()
+    values = {}
+    for field in fields:
+        name = field.attname
+        if name in unread:
+            continue
+        value = getattr(instance, name)
+        if name in read and not isinstance(field, models.JSONField) and read[name] == value:
+            continue
+        values[name] = value
+    return values
 
 
 def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: bool = False) -> list[tuple]:
@@ -128,46 +157,119 @@ def insert(row: models.Model, *, on_conflict: str = "") -> bool:
     """INSERT ``row`` as ``save()`` would (``pre_save`` fills auto_now_add and the like) and set its
     primary key. ``on_conflict`` (e.g. ``ON CONFLICT (a, b) DO NOTHING``, which SQLite and PostgreSQL
     both speak) may skip it: then it returns False and ``row`` stays unsaved."""
-    model = type(row)
-    connection = connection_for(model, write=True)
-    quote = connection.ops.quote_name
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    names = ", ".join(quote(field.column) for field in fields)
-    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
-    sql = (
-        f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # nosec B608
-        f"VALUES ({', '.join(['%s'] * len(values))}) {on_conflict} RETURNING {quote(model._meta.pk.column)}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        inserted = cursor.fetchone()
-    if inserted is None:
-        return False
-    row.pk = inserted[0]
-    row._state.adding = False
-    row._state.db = connection.alias
-    return True
+    writes = Writes(type(row))
+    writes.insert(row, on_conflict=on_conflict)
+    writes.flush()
+    return not row._state.adding
 
 
 def update(model: type[models.Model], *, values: dict[str, Any], where: dict[str, Any]) -> int:
-    """``UPDATE model SET values WHERE where`` (attnames, each compared for equality); the row count."""
-    connection = connection_for(model, write=True)
-    quote = connection.ops.quote_name
-    meta = model._meta
-    assignments, params = [], []
-    for name, value in values.items():
-        field = meta.get_field(name)
-        assignments.append(f"{quote(field.column)} = %s")
-        params.append(field.get_db_prep_save(value, connection))
-    conditions = []
-    for name, value in where.items():
-        field = meta.get_field(name)
-        conditions.append(f"{quote(field.column)} = %s")
-        params.append(field.get_db_prep_value(value, connection, prepared=False))
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "  # nosec B608
-        f"WHERE {' AND '.join(conditions)}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    """``UPDATE model SET values WHERE where`` (attnames, each compared for equality, None meaning IS
+    NULL); the row count."""
+    counted: list[int] = []
+    writes = Writes(model)
+    writes.update(model, values=values, where=where, then=counted.append)
+    writes.flush()
+    return counted[0]
+
+
+@dataclass(frozen=True)
+class _Held:
+    sql: str
+    params: list[Any]
+    done: Callable[[Any], None]  # given the cursor on this statement's result
+
+
+class Writes:
+    """INSERTs and UPDATEs held back and sent together by ``flush``, in the order they were given: one
+    round trip on PostgreSQL (one query string, as in ``fetch_many``), one statement at a time
+    elsewhere. What a statement gives back (a new row's id, how many rows an update changed) is known
+    once it is flushed; nothing held is in the database before that, so flush before reading what
+    you held back. All statements go to the write database of the model given here."""
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self.connection = connection_for(model, write=True)
+        self._held: list[_Held] = []
+        self._after: list[Callable[[], None]] = []
+
+    def insert(self, row: models.Model, *, on_conflict: str = "") -> None:
+        """Hold the INSERT of ``row`` (see ``insert``); the flush sets its primary key, unless
+        ``on_conflict`` skipped it (then ``row._state.adding`` stays True)."""
+        model = type(row)
+        connection = self.connection
+        quote = connection.ops.quote_name
+        fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        names = ", ".join(quote(field.column) for field in fields)
+        values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
+        marks = ", ".join(["%s"] * len(values))
+        sql = (
+            f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # nosec B608
+            f"VALUES ({marks}) {on_conflict} RETURNING {quote(model._meta.pk.column)}"
+        )
+
+        def inserted(cursor: Any) -> None:
+            found = cursor.fetchone()
+            if found is not None:
+                row.pk = found[0]
+                row._state.adding = False
+                row._state.db = connection.alias
+
+        self._held.append(_Held(sql, values, inserted))
+
+    def update(
+        self,
+        model: type[models.Model],
+        *,
+        values: dict[str, Any],
+        where: dict[str, Any],
+        then: Callable[[int], None] | None = None,
+    ) -> None:
+        """Hold ``UPDATE model SET values WHERE where`` (see ``update``); ``then`` gets the row count.
+        A None in ``where`` asks for IS NULL."""
+        connection = self.connection
+        quote = connection.ops.quote_name
+        meta = model._meta
+        assignments, params = [], []
+        for name, value in values.items():
+            field = meta.get_field(name)
+            assignments.append(f"{quote(field.column)} = %s")
+            params.append(field.get_db_prep_save(value, connection))
+        conditions = []
+        for name, value in where.items():
+            field = meta.get_field(name)
+            if value is None:
+                conditions.append(f"{quote(field.column)} IS NULL")
+                continue
+            conditions.append(f"{quote(field.column)} = %s")
+            params.append(field.get_db_prep_value(value, connection, prepared=False))
+        sql = (
+            f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "  # nosec B608
+            f"WHERE {' AND '.join(conditions)}"
+        )
+        self._held.append(_Held(sql, params, (lambda cursor: then(cursor.rowcount)) if then else _ignore))
+
+    def after(self, step: Callable[[], None]) -> None:
+        """Run ``step`` after the next flush (for work that needs the ids the flush gives)."""
+        self._after.append(step)
+
+    def flush(self) -> None:
+        held, self._held = self._held, []
+        after, self._after = self._after, []
+        if held:
+            with self.connection.cursor() as cursor:
+                if len(held) > 1 and _several_per_execute(self.connection):
+                    cursor.execute("; ".join(h.sql for h in held), [p for h in held for p in h.params])
+                    for index, statement in enumerate(held):
+                        if index:
+                            cursor.nextset()
+                        statement.done(cursor)
+                else:
+                    for statement in held:
+                        cursor.execute(statement.sql, statement.params)
+                        statement.done(cursor)
+        for step in after:
+            step()
+
+
+def _ignore(cursor: Any) -> None:
+    pass

@@ -22,7 +22,7 @@ from games.clock import ClockRules, bank_after_move, deadline_for, reminder_sche
 from games.engines import registry
 from games.engines.base import Engine, Event, IllegalMove
 from games.errors import Conflict, Forbidden, InvalidMove, NotFound, ServiceError
-from games.models import HiddenHand, Match, Move, Seat, Turn
+from games.models import HiddenHand, Match, Move, Notification, Seat, Turn
 from games.rng import rng_dump, rng_load, rng_new
 
 log = logging.getLogger(__name__)
@@ -462,7 +462,7 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
     found = rows.fetch(Match, _match_for_update(omit), [_match_key(match_id)], write=True)
     if not found:
         raise NotFound("There is no such match.")
-    return rows.build(Match, found[0], write=True, omit=omit)
+    return rows.build(Match, found[0], write=True, omit=omit, remember=True)
 
 
 def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
@@ -477,7 +477,8 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
     )
     if not found:
         raise NotFound("There is no such match.")
-    return rows.build(Match, found[0], write=True, omit=_NO_RNG), _seats_built(seat_rows), turn_rows
+    match = rows.build(Match, found[0], write=True, omit=_NO_RNG, remember=True)
+    return match, _seats_built(seat_rows), turn_rows
 
 
 def _match_key(match_id: Any) -> int:
@@ -588,7 +589,8 @@ def _record(
     """Append the move, store the new position, bump the version, move the turns on.
 
     ``seats`` are the match's seats with their users, and ``turn_rows`` the rows of its open turns,
-    when the caller has read them already under the match's lock.
+    when the caller has read them already under the match's lock. The writes go out in as few round
+    trips as their ids allow (rows.Writes): on an ordinary move, one up to the new turn and one after.
     """
     now = timezone.now()
     if state is None:
@@ -611,44 +613,58 @@ def _record(
         events=[event.to_dict() for event in events],
         state_after=state,
     )
-    rows.insert(logged)
+    writes = rows.Writes(Match)
+    writes.insert(logged)
     _store_state(match, engine, state)
-    hands = (
-        HiddenHand.objects.filter(seat__match=match).select_related("seat") if _has_secrets(engine) else []
-    )
-    for hand in hands:
-        data = engine.private_view(state, hand.seat.position)
-        if data != hand.data:
-            hand.data = data
-            hand.save(update_fields=["data", "updated_at"])
+    if _has_secrets(engine):
+        writes.flush()  # the hands are read and written through the ORM
+        for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
+            data = engine.private_view(state, hand.seat.position)
+            if data != hand.data:
+                hand.data = data
+                hand.save(update_fields=["data", "updated_at"])
     if force_end or engine.is_over(state):
-        _finish(match, engine, state, now=now)
+        _finish(match, engine, state, now=now, seats=seats, writes=writes)
         match.work_due_at = None
     else:
         # One read of the seats serves the turns and the automatic work.
         if seats is None:
             seats = _seats_with_users(match)
         _sync_turns(
-            match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats, turn_rows=turn_rows
+            match,
+            engine,
+            state,
+            now=now,
+            mover=seat,
+            closed_by=closed_by,
+            seats=seats,
+            turn_rows=turn_rows,
+            writes=writes,
         )
         _schedule_work(match, engine, state, now=now, seats=seats)
-    _save_if_unchanged(match, seen=seen, now=now)
+    _save_if_unchanged(match, seen=seen, now=now, writes=writes)
+    writes.flush()
     return logged
 
 
-def _save_if_unchanged(match: Match, *, seen: int, now: datetime) -> None:
-    """Store every field of ``match`` provided its row is still at version ``seen``.
+def _save_if_unchanged(match: Match, *, seen: int, now: datetime, writes: rows.Writes | None = None) -> None:
+    """Store the fields of ``match`` that changed, provided its row is still at version ``seen``.
 
     This conditional update is the real guard: it refuses a second writer even where the database
     ignores SELECT ... FOR UPDATE (SQLite); the transaction then rolls back all the move wrote.
+    Given ``writes``, the update is held there and the refusal comes with its flush.
     """
     match.updated_at = now
-    unread = match.get_deferred_fields()  # neither read nor changed: not written either
-    values = {
-        field.attname: getattr(match, field.attname) for field in _MATCH_FIELDS if field.attname not in unread
-    }
-    if rows.update(Match, values=values, where={"id": match.pk, "version": seen}) != 1:
-        raise Conflict("The game has moved on since you loaded the page; nothing was played.")
+    values = rows.changed(match, _MATCH_FIELDS)  # a move changes a few of its many columns
+
+    def refuse_unless_one(count: int) -> None:
+        if count != 1:
+            raise Conflict("The game has moved on since you loaded the page; nothing was played.")
+
+    held = writes or rows.Writes(Match)
+    held.update(Match, values=values, where={"id": match.pk, "version": seen}, then=refuse_unless_one)
+    if writes is None:
+        held.flush()
 
 
 _MATCH_FIELDS = [field for field in Match._meta.concrete_fields if not field.primary_key]
@@ -687,11 +703,15 @@ def _sync_turns(
     closed_by: str = "move",
     seats: list[Seat] | None = None,
     turn_rows: list[tuple] | None = None,
+    writes: rows.Writes | None = None,
 ) -> None:
     """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat.
 
-    The mover's reserve is settled against the time its turn took.
+    The mover's reserve is settled against the time its turn took. Given ``writes``, what comes after
+    the last new turn is left there for the caller to flush.
     """
+    own = writes is None
+    held = writes or rows.Writes(Turn)
     actors = engine.actors(state)
     rules = _clock_rules(match)
     if seats is None:
@@ -713,11 +733,11 @@ def _sync_turns(
         del open_turns[position]
         turn.closed_at = now
         turn.closed_by = closed_by if moved else "other"
-        rows.update(Turn, values={"closed_at": now, "closed_by": turn.closed_by}, where={"id": turn.pk})
+        held.update(Turn, values={"closed_at": now, "closed_by": turn.closed_by}, where={"id": turn.pk})
         if moved and closed_by == "move" and turn.seat.bank is not None:
             bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
-            rows.update(Seat, values={"bank": bank}, where={"id": mover.pk})
-    new_ids: list[int] = []
+            held.update(Seat, values={"bank": bank}, where={"id": mover.pk})
+    notes: list[Notification] = []
     awaited = actors - set(open_turns)
     for seat in sorted((seat for seat in seats if seat.position in awaited), key=lambda seat: seat.position):
         automatic = bool(seat.bot or seat.autopilot)
@@ -736,12 +756,16 @@ def _sync_turns(
             remind_at=reminder[0] if reminder else None,
             remind_lead=reminder[1] if reminder else None,
         )
-        rows.insert(turn)
-        note = notifications.notify_turn_started(turn=turn, now=now)
+        held.insert(turn)
+        held.flush()  # the turn's id is in its e-mail's key
+        note = notifications.notify_turn_started(turn=turn, now=now, writes=held)
         if note is not None:
-            new_ids.append(note.pk)
-    if new_ids:
-        notifications.queue_send(new_ids)
+            notes.append(note)
+    if notes:
+        # Only the rows the flush inserted: a key already taken was skipped.
+        held.after(lambda: notifications.queue_send(row.pk for row in notes if not row._state.adding))
+    if own:
+        held.flush()
 
 
 @cache
@@ -783,8 +807,19 @@ def automatic_work(
     ]
 
 
-def _finish(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None:
-    seats = list(match.seats.all())
+def _finish(
+    match: Match,
+    engine: Engine,
+    state: dict[str, Any],
+    *,
+    now: datetime,
+    seats: list[Seat] | None = None,
+    writes: rows.Writes | None = None,
+) -> None:
+    """Score and rank the seats, close the open turns, mark the match finished (the caller stores it)
+    and tell the receivers (ratings, leagues), after flushing ``writes`` with the seats' results."""
+    if seats is None:
+        seats = list(match.seats.all())
     scores = engine.outcome(state) if engine.is_over(state) else None
     playing = [seat for seat in seats if seat.status == Seat.Status.PLAYING]
     out = [seat for seat in seats if seat.status != Seat.Status.PLAYING]
@@ -803,11 +838,16 @@ def _finish(match: Match, engine: Engine, state: dict[str, Any], *, now) -> None
         seat.rank = rank
     for seat in out:
         seat.rank = len(playing) + 1
-    Seat.objects.bulk_update(seats, ["score", "rank"])
+    held = writes or rows.Writes(Match)
+    for seat in seats:
+        held.update(Seat, values={"score": seat.score, "rank": seat.rank}, where={"id": seat.pk})
+    held.update(
+        Turn, values={"closed_at": now, "closed_by": "end"}, where={"match_id": match.pk, "closed_at": None}
+    )
+    held.flush()  # the receivers read the seats' results
     match.status = Match.Status.FINISHED
     match.finished_at = now
     match.result_text = _result_text(playing, scores)
-    match.turns.filter(closed_at__isnull=True).update(closed_at=now, closed_by="end")
     signals.match_finished.send(sender=Match, match=match)
 
 

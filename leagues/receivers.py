@@ -12,12 +12,16 @@ from django.dispatch import receiver
 from games.models import Match
 from games.signals import match_finished, match_voided
 from leagues import services
+from leagues.models import Fixture
 
 log = logging.getLogger(__name__)
 
 
 @receiver(match_finished, dispatch_uid="leagues.match_finished")
 def on_match_finished(sender: object, *, match: Match, **kwargs: object) -> None:
+    # Most matches are no league's: one indexed read spares them the savepoints and locks below.
+    if not Fixture.objects.filter(match_id=match.pk).exists():
+        return
     try:
         with transaction.atomic():
             services.result_record(match=match)

@@ -12,8 +12,8 @@ from rest_framework.authtoken.models import Token
 
 from games import rows, services
 from games.api.authentication import TokenAuthentication
-from games.errors import NotFound
-from games.models import Match, Move, Seat, Turn
+from games.errors import Conflict, NotFound
+from games.models import Match, Move, Notification, Seat, Turn
 from tests.conftest import play_random
 
 
@@ -146,3 +146,99 @@ def test_a_match_locked_without_its_generator_never_writes_it_back(clocked_match
         services._save_if_unchanged(match, seen=match.version, now=datetime.now(UTC))
     saved = Match.objects.get(pk=match.pk)
     assert saved.name == "Renamed" and saved.rng_state == stored
+
+
+def test_held_writes_reach_the_database_only_when_flushed_and_in_one_go(clocked_match):
+    clocked_match.refresh_from_db()
+    seat = clocked_match.seats.get(position=0)
+    turn = Turn.objects.filter(match=clocked_match).latest("pk")
+    line = Move(match=clocked_match, seq=77, seat=seat, move=None, notation="", events=[], state_after={})
+    counts, steps = [], []
+    with transaction.atomic():
+        writes = rows.Writes(Match)
+        writes.insert(line)
+        writes.update(Turn, values={"closed_by": "held"}, where={"id": turn.pk}, then=counts.append)
+        writes.update(Turn, values={"closed_by": "x"}, where={"id": 0}, then=counts.append)
+        writes.after(lambda: steps.append(line.pk))
+        assert line.pk is None and not Move.objects.filter(match=clocked_match, seq=77).exists()
+        with CaptureQueriesContext(connection) as executed:
+            writes.flush()
+        assert len(executed) == (1 if connection.vendor == "postgresql" else 3)
+        writes.flush()  # nothing held: nothing sent, nothing run again
+    assert counts == [1, 0] and steps == [line.pk] and line.pk is not None
+    assert field_values(Move.objects.get(pk=line.pk)) == field_values(line)
+    assert Turn.objects.get(pk=turn.pk).closed_by == "held"
+
+
+def test_a_held_insert_skipped_by_its_conflict_clause_stays_unsaved(clocked_match, alice):
+    def note() -> Notification:
+        return Notification(
+            user=alice, match=clocked_match, kind="your_turn", key="k:1", due_at=datetime.now(UTC)
+        )
+
+    first, second, third = (
+        note(),
+        note(),
+        Notification(user=alice, kind="digest", key="k:2", due_at=datetime.now(UTC)),
+    )
+    writes = rows.Writes(Notification)
+    for row in (first, second, third):
+        writes.insert(row, on_conflict='ON CONFLICT ("user_id", "key") DO NOTHING')
+    writes.flush()
+    assert first.pk is not None and not first._state.adding
+    assert second.pk is None and second._state.adding
+    assert third.pk is not None and Notification.objects.filter(user=alice, key__startswith="k:").count() == 2
+
+
+def test_a_held_match_update_refuses_at_the_flush_when_the_version_moved_on(clocked_match):
+    clocked_match.refresh_from_db()
+    with transaction.atomic():
+        match = services._lock_match(clocked_match.pk, rng=False)
+        Match.objects.filter(pk=match.pk).update(version=match.version + 1)  # another writer, on SQLite
+        writes = rows.Writes(Match)
+        match.name = "Never stored"
+        services._save_if_unchanged(match, seen=match.version, now=datetime.now(UTC), writes=writes)
+        with pytest.raises(Conflict):
+            writes.flush()
+    assert Match.objects.get(pk=match.pk).name != "Never stored"
+
+
+def test_a_locked_match_writes_back_only_what_changed_and_its_json(clocked_match):
+    with transaction.atomic():
+        match = services._lock_match(clocked_match.pk, rng=False)
+        assert set(rows.changed(match, services._MATCH_FIELDS)) == {"options", "public_view", "engine_state"}
+        match.name, match.paused_at = "Renamed", None
+        match.options["size"] = 9  # changed in place: JSON is always written
+        values = rows.changed(match, services._MATCH_FIELDS)
+        assert set(values) == {"name", "paused_at", "options", "public_view", "engine_state"}
+        services._save_if_unchanged(match, seen=match.version, now=datetime.now(UTC))
+    stored = Match.objects.get(pk=match.pk)
+    assert (stored.name, stored.paused_at, stored.options["size"]) == ("Renamed", None, 9)
+    assert stored.updated_at == match.updated_at  # and the time of the write
+    assert field_values(stored) == field_values(match) | {"rng_state": stored.rng_state}
+    # A match the ORM read has nothing to compare with: every field is written.
+    assert len(rows.changed(stored, services._MATCH_FIELDS)) == len(services._MATCH_FIELDS)
+
+
+def test_open_turns_are_found_by_a_null_in_where(clocked_match):
+    open_turns = Turn.objects.filter(match=clocked_match, closed_at__isnull=True).count()
+    assert open_turns == 1
+    when = datetime(2026, 5, 6, tzinfo=UTC)
+    found = {"match_id": clocked_match.pk, "closed_at": None}
+    assert rows.update(Turn, values={"closed_at": when, "closed_by": "end"}, where=found) == open_turns
+    assert rows.update(Turn, values={"closed_by": "again"}, where=found) == 0
+    assert not Turn.objects.filter(match=clocked_match, closed_at__isnull=True).exists()
+
+
+def test_a_finishing_move_stores_the_results_and_closes_the_last_turn(started_match):
+    match = play_random(started_match(), moves=200, seed=5)
+    assert match.status == Match.Status.FINISHED
+    scores = match.engine.outcome(match.engine_state)
+    seats = list(match.seats.order_by("position"))
+    assert [seat.score for seat in seats] == scores
+    best = max(scores)
+    assert [seat.rank for seat in seats] == [1 if score == best else 2 for score in scores]
+    assert not Turn.objects.filter(match=match, closed_at__isnull=True).exists()
+    last = Turn.objects.filter(match=match).latest("pk")
+    assert (last.closed_by, last.closed_at) == ("end", match.finished_at)
+    assert match.result_text and match.log_length == Move.objects.filter(match=match).count()
