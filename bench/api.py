@@ -7,7 +7,8 @@ Run from the repository root with the project's Python (.venv/bin/python). It cr
 needed and migrates it, adds users with API tokens and started Wall Go matches (each client gets its
 own pair of players and its own matches, so no two clients ever wait on one match's lock), starts a
 throw-away Redis (moves queue their e-mails there after commit, and finishing moves their ratings; no
-worker runs) and gunicorn on a free loopback port. Then, for ``--seconds`` each after a short warm-up
+worker runs) and gunicorn on a free loopback port, after a VACUUM ANALYZE of the filled database
+(see bench/common.py). Then, for ``--seconds`` each after a short warm-up
 (in turns of about two seconds, so that the machine's other load weighs on all three alike),
 ``--clients`` threads with keep-alive ``httpx`` clients measure (with the client's garbage collector
 paused, so that its pauses do not count as the server's latency):
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Setup, cpu_times, free_port, site_on_postgres  # noqa: E402  (needs the path above)
+from bench.common import Setup, cpu_times, free_port, site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_apibench"
 TARGET_RATIO = 0.40
@@ -484,6 +485,7 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         playing = args.seconds + WARMUP_SECONDS
         began = time.perf_counter()
         clients = _prepare(clients=args.clients, moves_each=playing * args.moves_per_second * 1.25)
+        statistics_refresh()
         matches = sum(len(client.matches) for client in clients)
         print(
             f"Prepared {2 * args.clients} players with tokens and {matches} started Wall Go matches "

@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Setup, cpu_times, free_port, site_on_postgres  # noqa: E402  (needs the path above)
+from bench.common import Setup, cpu_times, free_port, site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
 P99_LIMIT_MS = 200.0
@@ -471,6 +471,7 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
     try:
         began = time.perf_counter()
         users, idle = _prepare(users=max(args.levels), history=args.history)
+        statistics_refresh()
         print(
             f"Prepared {2 * len(users)} players and {len(users) * (LIVE_MATCHES + IDLE_MATCHES + 2)} Wall Go "
             f"matches in {time.perf_counter() - began:.1f} s."

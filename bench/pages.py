@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import site_on_postgres  # noqa: E402  (needs the path above)
+from bench.common import site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_pagesbench"
 GAME = "thewall"
@@ -186,6 +186,7 @@ def main() -> int:
     with site_on_postgres(args.database_url, script="bench/pages.py"):
         began = time.perf_counter()
         matches = _prepare(args.lengths)
+        statistics_refresh()
         print(
             f"Played {len(matches)} matches of {GAME} to {', '.join(map(str, matches))} log lines "
             f"in {time.perf_counter() - began:.1f} s; measuring {args.rounds} rounds ..."

@@ -24,6 +24,7 @@ from games.engines.base import Engine, Event, IllegalMove
 from games.errors import Conflict, Forbidden, InvalidMove, NotFound, ServiceError
 from games.models import HiddenHand, Match, Move, Notification, Seat, Turn
 from games.rng import rng_dump, rng_load, rng_new
+from games.selectors import match_key, open_turns_sql, seat_built, seats_sql
 
 log = logging.getLogger(__name__)
 
@@ -459,7 +460,7 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
     steps and computer players): it is then deferred, and _save_if_unchanged does not write it back.
     """
     omit = () if rng else _NO_RNG
-    found = rows.fetch(Match, _match_for_update(omit), [_match_key(match_id)], write=True)
+    found = rows.fetch(Match, _match_for_update(omit), [match_key(match_id)], write=True)
     if not found:
         raise NotFound("There is no such match.")
     return rows.build(Match, found[0], write=True, omit=omit, remember=True)
@@ -469,26 +470,20 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
     """``_lock_match(match_id, rng=False)``, the match's seats with their users and its open turns' rows,
     read in one round trip (rows.fetch_many): the two reads after the lock see what was committed
     before it was granted, as they would one by one."""
-    key = _match_key(match_id)
+    key = match_key(match_id)
     found, seat_rows, turn_rows = rows.fetch_many(
         Match,
-        [(_match_for_update(_NO_RNG), [key]), (_seats_and_users(), [key]), (_open_turns(), [key])],
+        [
+            (_match_for_update(_NO_RNG), [key]),
+            (seats_sql(hands=False, write=True), [key]),
+            (open_turns_sql(write=True), [key]),
+        ],
         write=True,
     )
     if not found:
         raise NotFound("There is no such match.")
     match = rows.build(Match, found[0], write=True, omit=_NO_RNG, remember=True)
     return match, _seats_built(seat_rows), turn_rows
-
-
-def _match_key(match_id: Any) -> int:
-    try:
-        key = int(match_id)
-    except (ValueError, TypeError):
-        raise NotFound("There is no such match.") from None
-    if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
-        raise NotFound("There is no such match.")
-    return key
 
 
 _NO_RNG = ("rng_state",)
@@ -508,31 +503,11 @@ def _match_for_update(omit: tuple[str, ...]) -> str:
 def _seats_with_users(match: Match) -> list[Seat]:
     """The match's seats in order, each with its user (None for a computer's seat), in one query: what
     ``match.seats.select_related("user")`` reads."""
-    return _seats_built(rows.fetch(Seat, _seats_and_users(), [match.pk], write=True))
+    return _seats_built(rows.fetch(Seat, seats_sql(hands=False, write=True), [match.pk], write=True))
 
 
 def _seats_built(found: list[tuple]) -> list[Seat]:
-    user_model = Seat._meta.get_field("user").related_model
-    width = len(Seat._meta.concrete_fields)
-    seats = []
-    for row in found:
-        seat = rows.build(Seat, row, write=True)
-        user = rows.build(user_model, row, start=width) if seat.user_id else None
-        Seat.user.field.set_cached_value(seat, user)
-        seats.append(seat)
-    return seats
-
-
-@cache
-def _seats_and_users() -> str:
-    quote = rows.connection_for(Seat, write=True).ops.quote_name
-    user_model = Seat._meta.get_field("user").related_model
-    return (
-        f"SELECT {rows.columns(Seat, 's', write=True)}, {rows.columns(user_model, 'u', write=True)} "  # nosec B608
-        f"FROM {rows.table(Seat)} s LEFT JOIN {rows.table(user_model)} u "
-        f"ON u.{quote('id')} = s.{quote('user_id')} "
-        f"WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('position')}"
-    )
+    return [seat_built(row, hands=False, write=True) for row in found]
 
 
 def _playing_seat(match: Match, user: AbstractBaseUser, *, seats: list[Seat] | None = None) -> Seat:
@@ -718,7 +693,7 @@ def _sync_turns(
         seats = _seats_with_users(match)
     by_id = {seat.pk: seat for seat in seats}
     if turn_rows is None:
-        turn_rows = rows.fetch(Turn, _open_turns(), [match.pk], write=True)
+        turn_rows = rows.fetch(Turn, open_turns_sql(write=True), [match.pk], write=True)
     open_turns = {}
     for row in turn_rows:
         turn = rows.build(Turn, row, write=True)
@@ -766,15 +741,6 @@ def _sync_turns(
         held.after(lambda: notifications.queue_send(row.pk for row in notes if not row._state.adding))
     if own:
         held.flush()
-
-
-@cache
-def _open_turns() -> str:
-    quote = rows.connection_for(Turn, write=True).ops.quote_name
-    return (
-        f"SELECT {rows.columns(Turn, 't', write=True)} FROM {rows.table(Turn)} t "  # nosec B608
-        f"WHERE t.{quote('match_id')} = %s AND t.{quote('closed_at')} IS NULL"
-    )
 
 
 def _schedule_work(

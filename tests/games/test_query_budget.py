@@ -16,8 +16,8 @@ from tests.conftest import play_random
 
 pytestmark = pytest.mark.django_db
 
-PAGE_BUDGET = 9  # 7 today: session, user, match, seats, turns, log, awaiting badge
-MOVE_BUDGET = 12  # 11 today on SQLite, BEGIN and COMMIT included; 6 on PostgreSQL (several per round trip)
+PAGE_BUDGET = 9  # 7 today on SQLite: session, user, match, seats, turns, log, awaiting badge
+MOVE_BUDGET = 12  # 11 today on SQLite, BEGIN and COMMIT included; PostgreSQL takes several per round trip
 
 
 LONG = 42

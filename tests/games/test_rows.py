@@ -242,3 +242,39 @@ def test_a_finishing_move_stores_the_results_and_closes_the_last_turn(started_ma
     last = Turn.objects.filter(match=match).latest("pk")
     assert (last.closed_by, last.closed_at) == ("end", match.finished_at)
     assert match.result_text and match.log_length == Move.objects.filter(match=match).count()
+
+
+def test_a_reader_s_match_view_holds_what_the_orm_reads(alice, bob, carol):
+    from games import selectors
+    from games.models import HiddenHand
+
+    match = services.match_create(creator=alice, game="stairways", seat_count=3, bots=["random"])
+    services.seat_join(match_id=match.pk, user=bob)
+    HiddenHand.objects.filter(seat__match=match, seat__position=1).delete()  # a seat without a hand
+    for user in (alice, bob, carol, None):
+        mv = selectors.match_view_for(match_id=match.pk, user=user)
+        expected = Match.objects.defer("rng_state").get(pk=match.pk)
+        assert "rng_state" in mv.match.get_deferred_fields()  # kilobytes no reader needs
+        assert field_values(mv.match) | {"rng_state": None} == field_values(expected) | {"rng_state": None}
+        seats = list(expected.seats.select_related("user", "hidden_hand"))
+        assert [field_values(s) for s in mv.seats] == [field_values(s) for s in seats]
+        assert [s.user for s in mv.seats] == [alice, None, bob]
+        for got, want in zip(mv.seats, seats, strict=True):
+            if hasattr(want, "hidden_hand"):
+                assert field_values(got.hidden_hand) == field_values(want.hidden_hand)
+            else:
+                with pytest.raises(HiddenHand.DoesNotExist):
+                    got.hidden_hand  # noqa: B018
+        turns = expected.turns.filter(closed_at__isnull=True, number__lte=expected.version)
+        assert {p: field_values(t) for p, t in mv.open_turns.items()} == {
+            t.seat.position: field_values(t) for t in turns
+        }
+        assert all(t.seat is mv.seats[p] for p, t in mv.open_turns.items())
+        mine = {alice: 0, bob: 2}.get(user)
+        assert mv.viewer_position == mine
+        hand = HiddenHand.objects.filter(seat__match=match, seat__position=mine).first()
+        assert mv.view["private"] == (hand.data if hand else {})
+    with pytest.raises(NotFound):
+        selectors.match_view_for(match_id="nope", user=alice)
+    with pytest.raises(NotFound):
+        selectors.match_view_for(match_id=match.pk + 1000, user=alice)
