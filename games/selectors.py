@@ -50,7 +50,8 @@ class MatchView:
         )
 
 
-_NO_RNG = ("rng_state",)
+# The random generator's state: kilobytes that only chance steps and computer players use.
+NO_RNG = ("rng_state",)
 
 
 def match_key(match_id: Any) -> int:
@@ -65,11 +66,15 @@ def match_key(match_id: Any) -> int:
 
 
 @cache
-def _match_for_reader() -> str:
-    quote = rows.connection_for(Match).ops.quote_name
+def match_sql(*, omit: tuple[str, ...] = (), lock: bool = False) -> str:
+    """The match whose id is the parameter, without the ``omit`` columns; with ``lock``, on the write
+    database and locked until the transaction ends."""
+    connection = rows.connection_for(Match, write=lock)
+    # SQLite has no row locks: there, the writers' conditional update of the version is the guard.
+    locked = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
     return (
-        f"SELECT {rows.columns(Match, 'm', omit=_NO_RNG)} FROM {rows.table(Match)} m "  # nosec B608
-        f"WHERE m.{quote('id')} = %s"
+        f"SELECT {rows.columns(Match, 'm', write=lock, omit=omit)} FROM {rows.table(Match)} m "  # nosec B608
+        f"WHERE m.{connection.ops.quote_name('id')} = %s{locked}"
     )
 
 
@@ -135,11 +140,11 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView
     with their users and hands, and open turns come in one round trip of hand-written SQL (games.rows)."""
     key = match_key(match_id)
     found, seat_rows, turn_rows = rows.fetch_many(
-        Match, [(_match_for_reader(), [key]), (seats_sql(), [key]), (open_turns_sql(), [key])]
+        Match, [(match_sql(omit=NO_RNG), [key]), (seats_sql(), [key]), (open_turns_sql(), [key])]
     )
     if not found:
         raise NotFound("There is no such match.")
-    match = rows.build(Match, found[0], omit=_NO_RNG)
+    match = rows.build(Match, found[0], omit=NO_RNG)
     seats = [seat_built(row) for row in seat_rows]
     seat = None
     if user is not None and user.is_authenticated:

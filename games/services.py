@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -24,7 +23,7 @@ from games.engines.base import Engine, Event, IllegalMove
 from games.errors import Conflict, Forbidden, InvalidMove, NotFound, ServiceError
 from games.models import HiddenHand, Match, Move, Notification, Seat, Turn
 from games.rng import rng_dump, rng_load, rng_new
-from games.selectors import match_key, open_turns_sql, seat_built, seats_sql
+from games.selectors import NO_RNG, match_key, match_sql, open_turns_sql, seat_built, seats_sql
 
 log = logging.getLogger(__name__)
 
@@ -459,8 +458,8 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
     ``rng=False`` leaves the random generator's state unread (several kilobytes, used only by chance
     steps and computer players): it is then deferred, and _save_if_unchanged does not write it back.
     """
-    omit = () if rng else _NO_RNG
-    found = rows.fetch(Match, _match_for_update(omit), [match_key(match_id)], write=True)
+    omit = () if rng else NO_RNG
+    found = rows.fetch(Match, match_sql(omit=omit, lock=True), [match_key(match_id)], write=True)
     if not found:
         raise NotFound("There is no such match.")
     return rows.build(Match, found[0], write=True, omit=omit, remember=True)
@@ -474,7 +473,7 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
     found, seat_rows, turn_rows = rows.fetch_many(
         Match,
         [
-            (_match_for_update(_NO_RNG), [key]),
+            (match_sql(omit=NO_RNG, lock=True), [key]),
             (seats_sql(hands=False, write=True), [key]),
             (open_turns_sql(write=True), [key]),
         ],
@@ -482,22 +481,8 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
     )
     if not found:
         raise NotFound("There is no such match.")
-    match = rows.build(Match, found[0], write=True, omit=_NO_RNG, remember=True)
+    match = rows.build(Match, found[0], write=True, omit=NO_RNG, remember=True)
     return match, _seats_built(seat_rows), turn_rows
-
-
-_NO_RNG = ("rng_state",)
-
-
-@cache
-def _match_for_update(omit: tuple[str, ...]) -> str:
-    connection = rows.connection_for(Match, write=True)
-    # SQLite has no row locks: there, _save_if_unchanged's conditional update is the guard.
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    return (
-        f"SELECT {rows.columns(Match, 'm', write=True, omit=omit)} FROM {rows.table(Match)} m "  # nosec B608
-        f"WHERE m.{connection.ops.quote_name('id')} = %s{lock}"
-    )
 
 
 def _seats_with_users(match: Match) -> list[Seat]:
