@@ -5,11 +5,15 @@ statements through the ORM costs about half a millisecond of Python, several tim
 takes to run it, so the move path reads and writes the same rows through these helpers instead. They
 take table and column names from the models' ``_meta``, bind every value as a parameter (hence the
 nosec marks), convert values exactly as the ORM does (``get_db_prep_save`` on the way in, the fields'
-and the backend's converters on the way out), and work on SQLite and PostgreSQL alike.
+and the backend's converters on the way out), and work on SQLite and PostgreSQL alike. On PostgreSQL
+each statement is prepared once per database session and then run by name (``_prepared``): the server
+then parses and plans it once, where it used to spend nearly half of a move's time doing that.
 """
 
 from __future__ import annotations
 
+import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -112,8 +116,9 @@ def changed(instance: models.Model, fields: Sequence[models.Field]) -> dict[str,
 
 def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: bool = False) -> list[tuple]:
     """The rows of one SELECT on ``model``'s database (the write one when the caller will write)."""
-    with connection_for(model, write=write).cursor() as cursor:
-        cursor.execute(sql, params)
+    connection = connection_for(model, write=write)
+    with connection.cursor() as cursor:
+        cursor.execute(_prepared(connection, sql), params)
         return cursor.fetchall()
 
 
@@ -133,7 +138,8 @@ def fetch_many(
                 results.append(cursor.fetchall())
             return results
         cursor.execute(
-            "; ".join(sql for sql, _ in queries), [param for _, params in queries for param in params]
+            "; ".join(_prepared(connection, sql) for sql, _ in queries),
+            [param for _, params in queries for param in params],
         )
         results = [cursor.fetchall()]
         while cursor.nextset():
@@ -143,10 +149,59 @@ def fetch_many(
 
 def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
     # Server-side binding sends each execute as one prepared statement, which can hold only one.
+    return _client_binding(connection)
+
+
+def _client_binding(connection: BaseDatabaseWrapper) -> bool:
     return (
         connection.vendor == "postgresql"
         and connection.settings_dict["OPTIONS"].get("server_side_binding") is not True
     )
+
+
+# The statements prepared on each PostgreSQL session (the psycopg connection: a new one after a
+# reconnect starts empty, as its session does): SQL text -> name. A match's UPDATE varies with the
+# columns a move changed, so the count is capped; past it, statements run unprepared.
+_sessions: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+PREPARED_PER_SESSION = 200
+
+
+def _prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
+    """``sql`` as ``EXECUTE name(%s, ...)`` of the same statement prepared on this session, with its
+    ``%s`` parameters still to bind (``%s`` may stand for nothing else in ``sql``, and every parameter
+    needs a type PostgreSQL can tell from where it stands). PostgreSQL parses and plans a prepared
+    statement once, not on every run: the join of seats and users cost it 0.25 ms unprepared, 0.08 ms
+    prepared. The values stay bound on the client, so several such statements still go in one query
+    string.
+
+    The PREPARE goes straight to psycopg, outside Django's query log, once per session: a prepared
+    statement outlives a rolled-back transaction, so it is known to exist once that call returns.
+    Elsewhere (SQLite, server-side binding), ``sql`` is returned as it is."""
+    if not _client_binding(connection) or connection.connection is None:
+        return sql
+    names = _sessions.setdefault(connection.connection, {})
+    name = names.get(sql)
+    count = sql.count("%s")
+    if name is None:
+        if len(names) >= PREPARED_PER_SESSION:
+            return sql
+        name = f"wallsite_{len(names)}"
+        parts = sql.split("%s")
+        body = "".join(part + (f"${index}" if index <= count else "") for index, part in enumerate(parts, 1))
+        # Without parameters psycopg sends the text untouched, so a doubled %% must be undone here.
+        with connection.wrap_database_errors:
+            connection.connection.execute(f"PREPARE {name} AS {body.replace('%%', '%')}")
+        names[sql] = name
+    return f"EXECUTE {name}({', '.join(['%s'] * count)})" if count else f"EXECUTE {name}"
+
+
+def statement_text(connection: BaseDatabaseWrapper, logged: str) -> str:
+    """A line of Django's query log with each ``EXECUTE name`` of this session's prepared statements
+    replaced by the statement it runs (its values follow it in brackets): to read what really ran."""
+    if not _client_binding(connection) or connection.connection is None:
+        return logged
+    names = {name: sql for sql, name in _sessions.get(connection.connection, {}).items()}
+    return re.sub(r"\bEXECUTE (wallsite_\d+)\b", lambda found: names.get(found[1], found[0]), logged)
 
 
 def table(model: type[models.Model]) -> str:
@@ -258,14 +313,17 @@ class Writes:
         if held:
             with self.connection.cursor() as cursor:
                 if len(held) > 1 and _several_per_execute(self.connection):
-                    cursor.execute("; ".join(h.sql for h in held), [p for h in held for p in h.params])
+                    cursor.execute(
+                        "; ".join(_prepared(self.connection, h.sql) for h in held),
+                        [p for h in held for p in h.params],
+                    )
                     for index, statement in enumerate(held):
                         if index:
                             cursor.nextset()
                         statement.done(cursor)
                 else:
                     for statement in held:
-                        cursor.execute(statement.sql, statement.params)
+                        cursor.execute(_prepared(self.connection, statement.sql), statement.params)
                         statement.done(cursor)
         for step in after:
             step()

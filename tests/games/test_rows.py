@@ -278,3 +278,64 @@ def test_a_reader_s_match_view_holds_what_the_orm_reads(alice, bob, carol):
         selectors.match_view_for(match_id="nope", user=alice)
     with pytest.raises(NotFound):
         selectors.match_view_for(match_id=match.pk + 1000, user=alice)
+
+
+SEATS_SQL = 'SELECT "id" FROM "games_seat" WHERE "match_id" = %s ORDER BY "position"'
+
+
+def _seat_ids(match: Match) -> list[tuple[int]]:
+    return [(pk,) for pk in match.seats.order_by("position").values_list("id", flat=True)]
+
+
+def _prepared_on_session(name: str) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE name = %s", [name])
+        found = cursor.fetchone()
+    return found[0] if found else None
+
+
+def test_on_postgresql_a_statement_is_prepared_once_per_session_then_run_by_name(clocked_match):
+    with CaptureQueriesContext(connection) as executed:
+        first = rows.fetch(Seat, SEATS_SQL, [clocked_match.pk])
+        again = rows.fetch(Seat, SEATS_SQL, [clocked_match.pk])
+    assert first == again == _seat_ids(clocked_match)
+    sent = [query["sql"] for query in executed]
+    if connection.vendor != "postgresql":
+        assert sent == [SEATS_SQL.replace("%s", str(clocked_match.pk))] * 2
+        return
+    # The PREPARE stays out of Django's query log: each call is one statement there.
+    name = sent[0].split()[1].split("(")[0]
+    assert sent == [f"EXECUTE {name}({clocked_match.pk})"] * 2
+    assert _prepared_on_session(name).endswith('WHERE "match_id" = $1 ORDER BY "position"')
+
+
+def test_a_prepared_statement_outlives_a_rolled_back_transaction(clocked_match):
+    sql = SEATS_SQL.replace("ORDER BY", "AND %s = %s ORDER BY")  # a statement of this test's own
+    with pytest.raises(RuntimeError), transaction.atomic():
+        assert rows.fetch(Seat, sql, [clocked_match.pk, 1, 1]) == _seat_ids(clocked_match)
+        raise RuntimeError("roll back")
+    # Run again by name: had the rollback taken the statement, PostgreSQL would not know the name.
+    assert rows.fetch(Seat, sql, [clocked_match.pk, 1, 1]) == _seat_ids(clocked_match)
+    assert rows.fetch(Seat, sql, [clocked_match.pk, 1, 2]) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_database_session_prepares_its_statements_again(started_match):
+    match = started_match()
+    assert rows.fetch(Seat, SEATS_SQL, [match.pk]) == _seat_ids(match)
+    connection.close()  # the next query opens a new session, which has no prepared statements
+    assert rows.fetch(Seat, SEATS_SQL, [match.pk]) == _seat_ids(match)
+    with transaction.atomic():
+        found, seat_rows, _turns = services._lock_for_move(match.pk)
+    assert found.pk == match.pk and [seat.pk for seat in seat_rows] == [pk for (pk,) in _seat_ids(match)]
+
+
+def test_past_the_cap_statements_run_unprepared(clocked_match, monkeypatch):
+    connection.ensure_connection()
+    postgresql = connection.vendor == "postgresql"
+    prepared = len(rows._sessions.get(connection.connection, {})) if postgresql else 0
+    monkeypatch.setattr(rows, "PREPARED_PER_SESSION", prepared)
+    sql = SEATS_SQL.replace("ORDER BY", "AND 2 > 1 ORDER BY")
+    with CaptureQueriesContext(connection) as executed:
+        assert rows.fetch(Seat, sql, [clocked_match.pk]) == _seat_ids(clocked_match)
+    assert executed[0]["sql"] == sql.replace("%s", str(clocked_match.pk))

@@ -72,8 +72,14 @@ TEMPLATES = [
 ]
 
 
+# Django's PostgreSQL backend with a health check that costs no round trip (see its module).
+POSTGRESQL_ENGINE = "wallsite.postgresql"
+
+
 def _database(url: str) -> dict:
     config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config["ENGINE"] = POSTGRESQL_ENGINE
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # IMMEDIATE takes the write lock when a transaction starts, so concurrent moves queue up
         # instead of failing half-way with "database is locked".

@@ -32,7 +32,7 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 
 # A database that silently drops packets must fail a request in seconds, not hang it for minutes.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE:  # noqa: F405
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 5)  # noqa: F405
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
