@@ -8,6 +8,7 @@ delayed: the next sweep queues it again.
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import suppress
 from functools import cache
 from typing import NamedTuple
@@ -61,21 +62,37 @@ def notifications_enqueue_soon(ids: list[int]) -> bool:
     find these rows too. The flag that says so lives in the broker's Redis (set here, cleared by the
     flush before it reads the rows). Under load, one message then serves many moves, and most moves
     skip the publish, which costs a web process more than the rest of the move's bookkeeping.
+
+    A flush starts ``FLUSH_DELAY_SECONDS`` after it was queued, never sooner, so a flag stands at least
+    that long: a process that has seen it set skips Redis altogether until then (``_flag_stands``).
     """
     if not settings.NOTIFY_COALESCE:
         return notifications_enqueue(ids)
     from games import tasks
 
     def send() -> None:
-        flag = _flag()
-        if flag.set(FLUSH_QUEUED, 1, nx=True, ex=FLUSH_FLAG_SECONDS):
+        url = _broker_url()
+        now = time.monotonic()
+        if now < _flag_stands.get(url, 0.0):
+            return  # a flush that has not started yet will read these rows
+        with _redis_at(url).pipeline(transaction=False) as pipe:  # one round trip for both
+            pipe.set(FLUSH_QUEUED, 1, nx=True, ex=FLUSH_FLAG_SECONDS)
+            pipe.pttl(FLUSH_QUEUED)
+            queued_now, left_ms = pipe.execute()
+        if queued_now:
             try:
-                tasks.notifications_flush.delay()
+                tasks.notifications_flush.apply_async(countdown=FLUSH_DELAY_SECONDS)
             except Exception:
                 # No flush is queued after all: let the next commit try again rather than wait.
                 with suppress(Exception):
-                    flag.delete(FLUSH_QUEUED)
+                    _redis_at(url).delete(FLUSH_QUEUED)
                 raise
+            age = 0.0
+        elif left_ms > 0:
+            age = FLUSH_FLAG_SECONDS - left_ms / 1000
+        else:
+            return  # cleared or expired in between: nothing is known
+        _flag_stands[url] = now + FLUSH_DELAY_SECONDS - age - FLUSH_DELAY_MARGIN
 
     return enqueue_safely(send, what=f"{len(ids)} notification(s)")
 
@@ -83,7 +100,7 @@ def notifications_enqueue_soon(ids: list[int]) -> bool:
 def notifications_flush_started() -> None:
     """Called by the flush before it reads the pending rows: a commit from now on queues another."""
     try:
-        _flag().delete(FLUSH_QUEUED)
+        _redis_at(_broker_url()).delete(FLUSH_QUEUED)
     except Exception as exc:  # the flag then expires by itself; the rows are sent all the same
         log.warning("Could not clear the notification flag (%s).", exc)
 
@@ -93,12 +110,20 @@ FLUSH_QUEUED = "wallsite:notifications:flush-queued"
 # message alone would leave the flag), commits queue flushes again after this long; the sweep covers
 # the gap.
 FLUSH_FLAG_SECONDS = 60
+# A queued flush waits this long before it starts: an e-mail goes out at most this much later, and
+# each web process asks Redis about the flag about once per this time instead of on every move.
+FLUSH_DELAY_SECONDS = 1.0
+# Taken off what is known of a flag's life, for the rounding of its time to live and of the flush's
+# start time (both on the machine's clock).
+FLUSH_DELAY_MARGIN = 0.1
+# Broker URL -> until when (this process's monotonic clock) a flag is known to stand there.
+_flag_stands: dict[str, float] = {}
 
 
-def _flag():
+def _broker_url() -> str:
     from wallsite.celery import app
 
-    return _redis_at(app.conf.broker_url)
+    return app.conf.broker_url
 
 
 @cache

@@ -249,11 +249,13 @@ class Writes:
 
     def insert(self, row: models.Model, *, on_conflict: str = "") -> None:
         """Hold the INSERT of ``row`` (see ``insert``); the flush sets its primary key, unless
-        ``on_conflict`` skipped it (then ``row._state.adding`` stays True)."""
+        ``on_conflict`` skipped it (then ``row._state.adding`` stays True). A primary key already set
+        on ``row`` is inserted as it is."""
         model = type(row)
         connection = self.connection
         quote = connection.ops.quote_name
-        fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        given = row.pk is not None
+        fields = [field for field in model._meta.concrete_fields if given or not field.primary_key]
         names = ", ".join(quote(field.column) for field in fields)
         values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
         marks = ", ".join(["%s"] * len(values))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -203,7 +204,7 @@ def move_play(
     """
     with transaction.atomic():
         # A player's move draws nothing: the random generator stays unread.
-        match, seats, turn_rows = _lock_for_move(match_id)
+        match, seats, turn_rows, turn_ids = _lock_for_move(match_id)
         engine = match.engine
         if match.status != Match.Status.ACTIVE:
             raise Conflict(
@@ -241,6 +242,7 @@ def move_play(
             notation=engine.format_move(move),
             seats=seats,
             turn_rows=turn_rows,
+            turn_ids=turn_ids,
         )
 
 
@@ -465,24 +467,43 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
     return rows.build(Match, found[0], write=True, omit=omit, remember=True)
 
 
-def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple]]:
-    """``_lock_match(match_id, rng=False)``, the match's seats with their users and its open turns' rows,
-    read in one round trip (rows.fetch_many): the two reads after the lock see what was committed
-    before it was granted, as they would one by one."""
+def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple], list[int]]:
+    """``_lock_match(match_id, rng=False)``, the match's seats with their users, its open turns' rows
+    and ids for the turns the move may open, read in one round trip (rows.fetch_many): the reads after
+    the lock see what was committed before it was granted, as they would one by one.
+
+    The ids come from the turns' sequence on PostgreSQL, one per seat (no move opens more turns than
+    that), so that a move's writes need not wait for a new turn's id: they go in one round trip. On
+    SQLite there are none, and a new turn is inserted on its own to learn its id."""
     key = match_key(match_id)
-    found, seat_rows, turn_rows = rows.fetch_many(
-        Match,
-        [
-            (match_sql(omit=NO_RNG, lock=True), [key]),
-            (seats_sql(hands=False, write=True), [key]),
-            (open_turns_sql(write=True), [key]),
-        ],
-        write=True,
-    )
+    queries = [
+        (match_sql(omit=NO_RNG, lock=True), [key]),
+        (seats_sql(hands=False, write=True), [key]),
+        (open_turns_sql(write=True), [key]),
+    ]
+    ids_sql = _new_turn_ids_sql()
+    if ids_sql:
+        queries.append((ids_sql, [key]))
+    found, seat_rows, turn_rows, *ids = rows.fetch_many(Match, queries, write=True)
     if not found:
         raise NotFound("There is no such match.")
     match = rows.build(Match, found[0], write=True, omit=NO_RNG, remember=True)
-    return match, _seats_built(seat_rows), turn_rows
+    return match, _seats_built(seat_rows), turn_rows, [row[0] for row in ids[0]] if ids else []
+
+
+@cache
+def _new_turn_ids_sql() -> str | None:
+    """One new id from the turns' sequence per seat of the match given as the parameter (PostgreSQL
+    only: None elsewhere). Ids taken and not used are gaps, as a rolled-back insert leaves."""
+    connection = rows.connection_for(Turn, write=True)
+    if connection.vendor != "postgresql":
+        return None
+    quote = connection.ops.quote_name
+    sequence = f"pg_get_serial_sequence('{rows.table(Turn)}', '{Turn._meta.pk.column}')"
+    return (
+        f"SELECT nextval({sequence}) FROM generate_series(1, "  # nosec B608
+        f"(SELECT m.{quote('seat_count')} FROM {rows.table(Match)} m WHERE m.{quote('id')} = %s))"
+    )
 
 
 def _seats_with_users(match: Match) -> list[Seat]:
@@ -545,12 +566,14 @@ def _record(
     closed_by: str = "move",
     seats: list[Seat] | None = None,
     turn_rows: list[tuple] | None = None,
+    turn_ids: list[int] | None = None,
 ) -> Move:
     """Append the move, store the new position, bump the version, move the turns on.
 
-    ``seats`` are the match's seats with their users, and ``turn_rows`` the rows of its open turns,
-    when the caller has read them already under the match's lock. The writes go out in as few round
-    trips as their ids allow (rows.Writes): on an ordinary move, one up to the new turn and one after.
+    ``seats`` are the match's seats with their users, ``turn_rows`` the rows of its open turns and
+    ``turn_ids`` ids for new turns, when the caller has read them already under the match's lock. The
+    writes go out in as few round trips as their ids allow (rows.Writes): on an ordinary move with
+    ``turn_ids``, one; without, one up to the new turn and one after.
     """
     now = timezone.now()
     if state is None:
@@ -599,6 +622,7 @@ def _record(
             closed_by=closed_by,
             seats=seats,
             turn_rows=turn_rows,
+            turn_ids=turn_ids,
             writes=writes,
         )
         _schedule_work(match, engine, state, now=now, seats=seats)
@@ -663,12 +687,14 @@ def _sync_turns(
     closed_by: str = "move",
     seats: list[Seat] | None = None,
     turn_rows: list[tuple] | None = None,
+    turn_ids: list[int] | None = None,
     writes: rows.Writes | None = None,
 ) -> None:
     """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat.
 
-    The mover's reserve is settled against the time its turn took. Given ``writes``, what comes after
-    the last new turn is left there for the caller to flush.
+    The mover's reserve is settled against the time its turn took. New turns take their ids from
+    ``turn_ids`` while it lasts (it is used up); otherwise each is inserted at once to learn its id.
+    Given ``writes``, what comes after the last new turn is left there for the caller to flush.
     """
     own = writes is None
     held = writes or rows.Writes(Turn)
@@ -716,8 +742,12 @@ def _sync_turns(
             remind_at=reminder[0] if reminder else None,
             remind_lead=reminder[1] if reminder else None,
         )
-        held.insert(turn)
-        held.flush()  # the turn's id is in its e-mail's key
+        if turn_ids:
+            turn.pk = turn_ids.pop(0)
+            held.insert(turn)
+        else:
+            held.insert(turn)
+            held.flush()  # the turn's id is in its e-mail's key
         note = notifications.notify_turn_started(turn=turn, now=now, writes=held)
         if note is not None:
             notes.append(note)

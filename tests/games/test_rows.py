@@ -58,9 +58,14 @@ def test_a_match_id_that_cannot_exist_is_not_found(match_id):
 
 def test_a_move_locks_and_reads_its_match_seats_and_turns_in_one_round_trip(clocked_match):
     with transaction.atomic(), CaptureQueriesContext(connection) as executed:
-        match, seats, turn_rows = services._lock_for_move(clocked_match.pk)
-    # One query string on PostgreSQL; SQLite takes one statement at a time.
+        match, seats, turn_rows, turn_ids = services._lock_for_move(clocked_match.pk)
+    # One query string on PostgreSQL; SQLite takes one statement at a time, and has no sequences.
     assert len(executed) == (1 if connection.vendor == "postgresql" else 3)
+    if connection.vendor == "postgresql":
+        assert len(turn_ids) == clocked_match.seat_count and turn_ids == sorted(set(turn_ids))
+        assert min(turn_ids) > Turn.objects.latest("pk").pk
+    else:
+        assert turn_ids == []
     assert "rng_state" not in match.__dict__
     expected = Match.objects.defer("rng_state").get(pk=clocked_match.pk)
     assert field_values(match) | {"rng_state": None} == field_values(expected) | {"rng_state": None}
@@ -326,7 +331,7 @@ def test_a_new_database_session_prepares_its_statements_again(started_match):
     connection.close()  # the next query opens a new session, which has no prepared statements
     assert rows.fetch(Seat, SEATS_SQL, [match.pk]) == _seat_ids(match)
     with transaction.atomic():
-        found, seat_rows, _turns = services._lock_for_move(match.pk)
+        found, seat_rows, _turns, _ids = services._lock_for_move(match.pk)
     assert found.pk == match.pk and [seat.pk for seat in seat_rows] == [pk for (pk,) in _seat_ids(match)]
 
 
@@ -339,3 +344,25 @@ def test_past_the_cap_statements_run_unprepared(clocked_match, monkeypatch):
     with CaptureQueriesContext(connection) as executed:
         assert rows.fetch(Seat, sql, [clocked_match.pk]) == _seat_ids(clocked_match)
     assert executed[0]["sql"] == sql.replace("%s", str(clocked_match.pk))
+
+
+def test_a_move_s_writes_go_in_one_round_trip_with_the_turn_id_taken_under_the_lock(started_match, alice):
+    match = play_random(started_match(), moves=2)
+    engine = match.engine
+    seat = min(engine.actors(match.engine_state))
+    move = engine.legal_moves(match.engine_state, seat)[0]
+    player = match.seats.get(position=seat).user
+    with CaptureQueriesContext(connection) as executed:
+        played = services.move_play(match_id=match.pk, user=player, expected_version=match.version, move=move)
+    # Leaving out the savepoint that the test's own transaction turns the move's transaction into.
+    sent = [query["sql"] for query in executed if "SAVEPOINT" not in query["sql"]]
+    turn = Turn.objects.get(match=match, closed_at__isnull=True)
+    note = Notification.objects.get(turn=turn)
+    assert note.key == f"turn:{turn.pk}:start" and played.seq == match.log_length + 1
+    if connection.vendor == "postgresql":
+        assert len(sent) == 2  # the lock's reads (with the ids), then every write at once
+        statements = rows.statement_text(connection, sent[1])
+        # The move, the new turn and its e-mail; the closed turn and the match.
+        assert statements.count("INSERT") == 3 and statements.count("UPDATE") == 2
+    else:
+        assert len([sql for sql in sent if sql.startswith(("INSERT", "UPDATE"))]) == 5
