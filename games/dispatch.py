@@ -75,11 +75,8 @@ def notifications_enqueue_soon(ids: list[int]) -> bool:
         now = time.monotonic()
         if now < _flag_stands.get(url, 0.0):
             return  # a flush that has not started yet will read these rows
-        with _redis_at(url).pipeline(transaction=False) as pipe:  # one round trip for both
-            pipe.set(FLUSH_QUEUED, 1, nx=True, ex=FLUSH_FLAG_SECONDS)
-            pipe.pttl(FLUSH_QUEUED)
-            queued_now, left_ms = pipe.execute()
-        if queued_now:
+        left_ms = _flag_set(url)
+        if left_ms == _FLAG_SET_NOW:
             try:
                 tasks.notifications_flush.apply_async(countdown=FLUSH_DELAY_SECONDS)
             except Exception:
@@ -118,6 +115,23 @@ FLUSH_DELAY_SECONDS = 1.0
 FLUSH_DELAY_MARGIN = 0.1
 # Broker URL -> until when (this process's monotonic clock) a flag is known to stand there.
 _flag_stands: dict[str, float] = {}
+
+# Set the flag unless it is there; if it is, say how long it has left to live: one round trip.
+_FLAG_SET = """
+if redis.call('SET', KEYS[1], 1, 'NX', 'EX', ARGV[1]) then return -3 end
+return redis.call('PTTL', KEYS[1])
+"""
+_FLAG_SET_NOW = -3  # PTTL itself answers -2 (no such key) or -1 (no expiry)
+
+
+def _flag_set(url: str) -> int:
+    """``_FLAG_SET`` on the broker at ``url``: _FLAG_SET_NOW, or the standing flag's PTTL."""
+    return int(_flag_script(url)(keys=[FLUSH_QUEUED], args=[FLUSH_FLAG_SECONDS]))
+
+
+@cache
+def _flag_script(url: str):
+    return _redis_at(url).register_script(_FLAG_SET)
 
 
 def _broker_url() -> str:

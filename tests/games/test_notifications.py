@@ -426,8 +426,14 @@ def test_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
 
 @pytest.fixture
 def coalescing(settings):
-    """One flush task for the e-mails of many commits, as in production."""
+    """One flush task for the e-mails of many commits, as in production; this process knows of no
+    flag before the test, and keeps nothing it learnt for the tests after it."""
+    from games import dispatch
+
     settings.NOTIFY_COALESCE = True
+    dispatch._flag_stands.clear()
+    yield
+    dispatch._flag_stands.clear()
 
 
 def test_a_flush_sends_every_pending_row_then_due_once_and_leaves_the_rest(started_match, alice):
@@ -459,7 +465,6 @@ def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_ano
 
     queue = redis.Redis.from_url(redis_url)
     queue.flushdb()
-    dispatch._flag_stands.clear()
     monkeypatch.setattr(dispatch, "FLUSH_DELAY_SECONDS", 30.0)  # however slow this machine is
     notes = [your_turn_row(open_turn(started_match(), 0)) for _ in range(3)]
     with broker(redis_url):
@@ -495,7 +500,6 @@ def test_a_process_that_sees_another_s_flag_skips_redis_for_what_is_left_of_its_
 
     queue = redis.Redis.from_url(redis_url)
     queue.flushdb()
-    dispatch._flag_stands.clear()
     monkeypatch.setattr(dispatch, "FLUSH_DELAY_SECONDS", 30.0)
     # Another process queued a flush 0.4 s ago (the flag's time to live tells its age).
     queue.set(dispatch.FLUSH_QUEUED, 1, px=int((dispatch.FLUSH_FLAG_SECONDS - 0.4) * 1000))
