@@ -111,7 +111,8 @@ FLUSH_FLAG_SECONDS = 60
 # each web process asks Redis about the flag about once per this time instead of on every move.
 FLUSH_DELAY_SECONDS = 1.0
 # Taken off what is known of a flag's life, for the rounding of its time to live and of the flush's
-# start time (both on the machine's clock).
+# start time. That start time is the worker's clock; one running ahead of the web's by more than this
+# may start a flush early, and a row it misses then goes with the sweep.
 FLUSH_DELAY_MARGIN = 0.1
 # Broker URL -> until when (this process's monotonic clock) a flag is known to stand there.
 _flag_stands: dict[str, float] = {}

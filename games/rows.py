@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import connections, models, router
 from django.db.backends.base.base import BaseDatabaseWrapper
 
@@ -176,8 +177,8 @@ def _prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
 
     The PREPARE goes straight to psycopg, outside Django's query log, once per session: a prepared
     statement outlives a rolled-back transaction, so it is known to exist once that call returns.
-    Elsewhere (SQLite, server-side binding), ``sql`` is returned as it is."""
-    if not _client_binding(connection) or connection.connection is None:
+    Elsewhere (SQLite, server-side binding, ``DATABASE_PREPARE`` off), ``sql`` is returned as it is."""
+    if not settings.DATABASE_PREPARE or not _client_binding(connection) or connection.connection is None:
         return sql
     names = _sessions.setdefault(connection.connection, {})
     name = names.get(sql)

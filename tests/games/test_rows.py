@@ -335,6 +335,16 @@ def test_a_new_database_session_prepares_its_statements_again(started_match):
     assert found.pk == match.pk and [seat.pk for seat in seat_rows] == [pk for (pk,) in _seat_ids(match)]
 
 
+def test_with_preparing_off_statements_run_as_they_are(clocked_match, settings):
+    settings.DATABASE_PREPARE = False  # behind a pooler in transaction mode
+    sql = SEATS_SQL.replace("ORDER BY", "AND 3 > 2 ORDER BY")
+    with CaptureQueriesContext(connection) as executed:
+        assert rows.fetch(Seat, sql, [clocked_match.pk]) == _seat_ids(clocked_match)
+        services._lock_for_move(clocked_match.pk)
+    assert executed[0]["sql"] == sql.replace("%s", str(clocked_match.pk))
+    assert not any("EXECUTE" in query["sql"] for query in executed)
+
+
 def test_past_the_cap_statements_run_unprepared(clocked_match, monkeypatch):
     connection.ensure_connection()
     postgresql = connection.vendor == "postgresql"

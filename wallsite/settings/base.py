@@ -89,6 +89,9 @@ def _database(url: str) -> dict:
 
 
 DATABASES = {"default": _database(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"))}
+# The move and read paths prepare their statements once per PostgreSQL session (games/rows.py). A
+# pooler that hands one session's statements to another (PgBouncer in transaction mode) needs this off.
+DATABASE_PREPARE = env_bool("DATABASE_PREPARE", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
