@@ -8,7 +8,6 @@ delayed: the next sweep queues it again.
 from __future__ import annotations
 
 import logging
-import time
 from contextlib import suppress
 from functools import cache
 from typing import NamedTuple
@@ -62,34 +61,21 @@ def notifications_enqueue_soon(ids: list[int]) -> bool:
     find these rows too. The flag that says so lives in the broker's Redis (set here, cleared by the
     flush before it reads the rows). Under load, one message then serves many moves, and most moves
     skip the publish, which costs a web process more than the rest of the move's bookkeeping.
-
-    A flush starts ``FLUSH_DELAY_SECONDS`` after it was queued, never sooner, so a flag stands at least
-    that long: a process that has seen it set skips Redis altogether until then (``_flag_stands``).
     """
     if not settings.NOTIFY_COALESCE:
         return notifications_enqueue(ids)
     from games import tasks
 
     def send() -> None:
-        url = _broker_url()
-        now = time.monotonic()
-        if now < _flag_stands.get(url, 0.0):
-            return  # a flush that has not started yet will read these rows
-        left_ms = _flag_set(url)
-        if left_ms == _FLAG_SET_NOW:
+        flag = _flag()
+        if flag.set(FLUSH_QUEUED, 1, nx=True, ex=FLUSH_FLAG_SECONDS):
             try:
-                tasks.notifications_flush.apply_async(countdown=FLUSH_DELAY_SECONDS)
+                tasks.notifications_flush.delay()
             except Exception:
                 # No flush is queued after all: let the next commit try again rather than wait.
                 with suppress(Exception):
-                    _redis_at(url).delete(FLUSH_QUEUED)
+                    flag.delete(FLUSH_QUEUED)
                 raise
-            age = 0.0
-        elif left_ms > 0:
-            age = FLUSH_FLAG_SECONDS - left_ms / 1000
-        else:
-            return  # cleared or expired in between: nothing is known
-        _flag_stands[url] = now + FLUSH_DELAY_SECONDS - age - FLUSH_DELAY_MARGIN
 
     return enqueue_safely(send, what=f"{len(ids)} notification(s)")
 
@@ -97,7 +83,7 @@ def notifications_enqueue_soon(ids: list[int]) -> bool:
 def notifications_flush_started() -> None:
     """Called by the flush before it reads the pending rows: a commit from now on queues another."""
     try:
-        _redis_at(_broker_url()).delete(FLUSH_QUEUED)
+        _flag().delete(FLUSH_QUEUED)
     except Exception as exc:  # the flag then expires by itself; the rows are sent all the same
         log.warning("Could not clear the notification flag (%s).", exc)
 
@@ -107,38 +93,12 @@ FLUSH_QUEUED = "wallsite:notifications:flush-queued"
 # message alone would leave the flag), commits queue flushes again after this long; the sweep covers
 # the gap.
 FLUSH_FLAG_SECONDS = 60
-# A queued flush waits this long before it starts: an e-mail goes out at most this much later, and
-# each web process asks Redis about the flag about once per this time instead of on every move.
-FLUSH_DELAY_SECONDS = 1.0
-# Taken off what is known of a flag's life, for the rounding of its time to live and of the flush's
-# start time. That start time is the worker's clock; one running ahead of the web's by more than this
-# may start a flush early, and a row it misses then goes with the sweep.
-FLUSH_DELAY_MARGIN = 0.1
-# Broker URL -> until when (this process's monotonic clock) a flag is known to stand there.
-_flag_stands: dict[str, float] = {}
-
-# Set the flag unless it is there; if it is, say how long it has left to live: one round trip.
-_FLAG_SET = """
-if redis.call('SET', KEYS[1], 1, 'NX', 'EX', ARGV[1]) then return -3 end
-return redis.call('PTTL', KEYS[1])
-"""
-_FLAG_SET_NOW = -3  # PTTL itself answers -2 (no such key) or -1 (no expiry)
 
 
-def _flag_set(url: str) -> int:
-    """``_FLAG_SET`` on the broker at ``url``: _FLAG_SET_NOW, or the standing flag's PTTL."""
-    return int(_flag_script(url)(keys=[FLUSH_QUEUED], args=[FLUSH_FLAG_SECONDS]))
-
-
-@cache
-def _flag_script(url: str):
-    return _redis_at(url).register_script(_FLAG_SET)
-
-
-def _broker_url() -> str:
+def _flag():
     from wallsite.celery import app
 
-    return app.conf.broker_url
+    return _redis_at(app.conf.broker_url)
 
 
 @cache

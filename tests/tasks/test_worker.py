@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import dispatch, services
+from games import services
 from games.models import Match, Move, Notification, Turn
 from games.sweep import sweep_run
 from tests.conftest import no_vacation, play_random
@@ -179,7 +179,6 @@ def test_moves_made_while_a_flush_waits_share_it_and_each_e_mail_goes_out_once(
     workers, started_match, alice, bob, settings
 ):
     settings.NOTIFY_COALESCE = True  # this process plays the web server's part
-    dispatch._flag_stands.clear()  # and knows of no flag yet
     match = started_match()
     play_random(match, moves=6)  # no worker yet: the first commit's flush waits in the queue
     worker = workers.start()
