@@ -7,7 +7,7 @@ take table and column names from the models' ``_meta``, bind every value as a pa
 nosec marks), convert values exactly as the ORM does (``get_db_prep_save`` on the way in, the fields'
 and the backend's converters on the way out), and work on SQLite and PostgreSQL alike. On PostgreSQL
 each statement is prepared once per database session and then run by name (``_prepared``): the server
-then parses and plans it once, where it used to spend nearly half of a move's time doing that.
+then parses and plans it once, work that had been nearly half of what a move cost it.
 """
 
 from __future__ import annotations

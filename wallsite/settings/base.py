@@ -72,7 +72,8 @@ TEMPLATES = [
 ]
 
 
-# Django's PostgreSQL backend with a health check that costs no round trip (see its module).
+# Django's PostgreSQL backend with a health check that costs no round trip and timestamps read by
+# psycopg's compiled loader (see its module).
 POSTGRESQL_ENGINE = "wallsite.postgresql"
 
 
