@@ -149,11 +149,9 @@ def fetch_many(
 
 
 def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
-    # Server-side binding sends each execute as one prepared statement, which can hold only one.
-    return _client_binding(connection)
-
-
-def _client_binding(connection: BaseDatabaseWrapper) -> bool:
+    """PostgreSQL with client-side binding: several statements go in one execute, and ``_prepared``
+    can name statements it prepared. Server-side binding sends each execute as one prepared statement,
+    which can hold only one."""
     return (
         connection.vendor == "postgresql"
         and connection.settings_dict["OPTIONS"].get("server_side_binding") is not True
@@ -161,8 +159,8 @@ def _client_binding(connection: BaseDatabaseWrapper) -> bool:
 
 
 # The statements prepared on each PostgreSQL session (the psycopg connection: a new one after a
-# reconnect starts empty, as its session does): SQL text -> name. A match's UPDATE varies with the
-# columns a move changed, so the count is capped; past it, statements run unprepared.
+# reconnect starts empty, as its session does): SQL text -> the EXECUTE that runs it. A match's UPDATE
+# varies with the columns a move changed, so the count is capped; past it, statements run unprepared.
 _sessions: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
 PREPARED_PER_SESSION = 200
 
@@ -178,30 +176,37 @@ def _prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
     The PREPARE goes straight to psycopg, outside Django's query log, once per session: a prepared
     statement outlives a rolled-back transaction, so it is known to exist once that call returns.
     Elsewhere (SQLite, server-side binding, ``DATABASE_PREPARE`` off), ``sql`` is returned as it is."""
-    if not settings.DATABASE_PREPARE or not _client_binding(connection) or connection.connection is None:
+    if not settings.DATABASE_PREPARE or not _several_per_execute(connection) or connection.connection is None:
         return sql
-    names = _sessions.setdefault(connection.connection, {})
-    name = names.get(sql)
-    count = sql.count("%s")
-    if name is None:
-        if len(names) >= PREPARED_PER_SESSION:
+    executes = _sessions.setdefault(connection.connection, {})
+    execute = executes.get(sql)
+    if execute is None:
+        if len(executes) >= PREPARED_PER_SESSION:
             return sql
-        name = f"wallsite_{len(names)}"
+        name = f"wallsite_{len(executes)}"
         parts = sql.split("%s")
-        body = "".join(part + (f"${index}" if index <= count else "") for index, part in enumerate(parts, 1))
+        body = "".join(
+            part + (f"${index}" if index < len(parts) else "") for index, part in enumerate(parts, 1)
+        )
         # Without parameters psycopg sends the text untouched, so a doubled %% must be undone here.
         with connection.wrap_database_errors:
             connection.connection.execute(f"PREPARE {name} AS {body.replace('%%', '%')}")
-        names[sql] = name
-    return f"EXECUTE {name}({', '.join(['%s'] * count)})" if count else f"EXECUTE {name}"
+        execute = (
+            f"EXECUTE {name}({', '.join(['%s'] * (len(parts) - 1))})" if len(parts) > 1 else f"EXECUTE {name}"
+        )
+        executes[sql] = execute
+    return execute
 
 
 def statement_text(connection: BaseDatabaseWrapper, logged: str) -> str:
     """A line of Django's query log with each ``EXECUTE name`` of this session's prepared statements
     replaced by the statement it runs (its values follow it in brackets): to read what really ran."""
-    if not _client_binding(connection) or connection.connection is None:
+    if not _several_per_execute(connection) or connection.connection is None:
         return logged
-    names = {name: sql for sql, name in _sessions.get(connection.connection, {}).items()}
+    names = {
+        execute.split("(")[0].split()[1]: sql
+        for sql, execute in _sessions.get(connection.connection, {}).items()
+    }
     return re.sub(r"\bEXECUTE (wallsite_\d+)\b", lambda found: names.get(found[1], found[0]), logged)
 
 
