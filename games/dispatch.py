@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import logging
 from contextlib import suppress
-from functools import cache
-from typing import NamedTuple
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from games.models import Flag
 
 log = logging.getLogger(__name__)
 
@@ -53,60 +57,86 @@ def notifications_enqueue(ids: list[int]) -> bool:
     return enqueue_safely(lambda: _batches(tasks.notifications_send, ids), what=f"{len(ids)} notification(s)")
 
 
-def notifications_enqueue_soon(ids: list[int]) -> bool:
-    """Have the rows of a commit that just happened sent, together with any others then pending.
+def notifications_flush_on_commit(ids: list[int]) -> None:
+    """Have the rows of the transaction under way sent once it commits, together with any others then
+    pending. Never raises after the commit: a broker outage must not turn a saved move into an error
+    page; the rows stay pending and the sweep sends them.
 
-    With ``NOTIFY_COALESCE`` off, each commit queues its own ids. On, a commit queues one flush task,
-    which sends every pending row, unless a flush is already queued and not yet started: that one will
-    find these rows too. The flag that says so lives in the broker's Redis (set here, cleared by the
-    flush before it reads the rows). Under load, one message then serves many moves, and most moves
-    skip the publish, which costs a web process more than the rest of the move's bookkeeping.
+    With ``NOTIFY_COALESCE`` off, the commit queues its own ids. On, it queues one flush task, which
+    sends every pending row, unless a flush is already queued and not yet started: that one will find
+    these rows too. The flag that says so is a row of ``Flag``, tested and set after the commit (on
+    PostgreSQL in the COMMIT's own round trip) and cleared by the flush before it reads the rows. Under
+    load, one message then serves many moves, and most moves publish nothing.
     """
-    if not settings.NOTIFY_COALESCE:
-        return notifications_enqueue(ids)
-    from games import tasks
+    if settings.NOTIFY_COALESCE:
+        transaction.on_commit(_FlushAfterCommit(ids))
+    else:
+        transaction.on_commit(lambda: notifications_enqueue(ids))
 
-    def send() -> None:
-        flag = _flag()
-        if flag.set(FLUSH_QUEUED, 1, nx=True, ex=FLUSH_FLAG_SECONDS):
-            try:
-                tasks.notifications_flush.delay()
-            except Exception:
-                # No flush is queued after all: let the next commit try again rather than wait.
-                with suppress(Exception):
-                    flag.delete(FLUSH_QUEUED)
-                raise
 
-    return enqueue_safely(send, what=f"{len(ids)} notification(s)")
+class _FlushAfterCommit:
+    """The commit hook: queues a flush if this commit is the one that raised the flag."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+        self.raised_at = timezone.now()
+        self.with_commit = _flag_raise(self.raised_at)  # run in the COMMIT's round trip where it can be
+        self.committed_counts: list[int] | None = None
+
+    def __call__(self) -> None:
+        enqueue_safely(self._send, what=f"{len(self.ids)} notification(s)")
+
+    def _send(self) -> None:
+        from games import tasks
+
+        counts = self.committed_counts
+        if counts is None:  # not run with the commit (SQLite, or it failed there): run them now
+            self.raised_at = timezone.now()
+            with connection.cursor() as cursor:
+                for sql, params in _flag_raise(self.raised_at):
+                    cursor.execute(sql, params)
+                counts = [cursor.rowcount]
+        if counts[-1] != 1:
+            return  # the flag stood: the queued flush will find these rows
+        try:
+            tasks.notifications_flush.delay()
+        except Exception:
+            # No flush is queued after all: let the next commit try again rather than wait.
+            with suppress(Exception):
+                Flag.objects.filter(name=FLUSH_QUEUED, set_at=self.raised_at).delete()
+            raise
+
+
+def _flag_raise(now: datetime) -> list[tuple[str, list[Any]]]:
+    """Clear the flag if it is stale, then raise it unless it stands: the last statement's row count
+    is 1 for the one caller that raised it."""
+    # Only quoted names of the model's own go into the text; the values are parameters.
+    quote, stamp = connection.ops.quote_name, connection.ops.adapt_datetimefield_value
+    table, name, set_at = quote(Flag._meta.db_table), quote("name"), quote("set_at")
+    return [
+        (
+            f"DELETE FROM {table} WHERE {name} = %s AND {set_at} < %s",  # nosec B608
+            [FLUSH_QUEUED, stamp(now - FLUSH_FLAG_AGE)],
+        ),
+        (
+            f"INSERT INTO {table} ({name}, {set_at}) VALUES (%s, %s) ON CONFLICT ({name}) DO NOTHING",  # nosec B608
+            [FLUSH_QUEUED, stamp(now)],
+        ),
+    ]
 
 
 def notifications_flush_started() -> None:
     """Called by the flush before it reads the pending rows: a commit from now on queues another."""
     try:
-        _flag().delete(FLUSH_QUEUED)
-    except Exception as exc:  # the flag then expires by itself; the rows are sent all the same
+        Flag.objects.filter(name=FLUSH_QUEUED).delete()
+    except Exception as exc:  # the flag then goes stale by itself; the rows are sent all the same
         log.warning("Could not clear the notification flag (%s).", exc)
 
 
-FLUSH_QUEUED = "wallsite:notifications:flush-queued"
-# Should a queued flush be lost (Redis restarted empty keeps neither it nor the flag, but a lost
-# message alone would leave the flag), commits queue flushes again after this long; the sweep covers
-# the gap.
-FLUSH_FLAG_SECONDS = 60
-
-
-def _flag():
-    from wallsite.celery import app
-
-    return _redis_at(app.conf.broker_url)
-
-
-@cache
-def _redis_at(url: str):
-    import redis
-
-    # Short timeouts: with Redis away, a move must still be answered at once (the sweep sends later).
-    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+FLUSH_QUEUED = "notifications-flush-queued"
+# Should a queued flush be lost (a Redis restarted empty, a message dropped), commits queue flushes
+# again once the flag is this old; the sweep covers the gap.
+FLUSH_FLAG_AGE = timedelta(seconds=60)
 
 
 def _batches(task, ids: list[int]) -> None:

@@ -255,3 +255,14 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} to {self.user_id}: {self.key} ({self.status})"
+
+
+class Flag(models.Model):
+    """A flag every process can test and set at once: the row exists while the flag stands. Only one
+    so far: "a notification flush is queued and has not started" (games/dispatch.py)."""
+
+    name = models.CharField(max_length=60, primary_key=True)
+    set_at = models.DateTimeField(help_text="A flag older than its owner allows counts as down.")
+
+    def __str__(self) -> str:
+        return f"{self.name} since {self.set_at:%Y-%m-%d %H:%M:%S}"

@@ -204,9 +204,7 @@ def queue_send(ids: Iterable[int]) -> None:
     """Hand the rows to the workers once the transaction that made them has committed."""
     ids = list(ids)
     if ids:
-        # After the commit, and never raising: a broker outage must not turn a saved move into an
-        # error page; the rows stay pending and the sweep sends them.
-        transaction.on_commit(lambda: dispatch.notifications_enqueue_soon(ids))
+        dispatch.notifications_flush_on_commit(ids)
 
 
 def pending_ids(*, due_by: datetime, limit: int) -> list[int]:

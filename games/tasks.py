@@ -55,7 +55,7 @@ FLUSH_LIMIT = 1000
 @shared_task(name="games.notifications_flush")
 def notifications_flush() -> dict[str, int]:
     """Send every notification due by now: one message for the e-mails of many moves (see
-    dispatch.notifications_enqueue_soon). The flag goes first, so that a row committed while this
+    dispatch.notifications_flush_on_commit). The flag goes first, so that a row committed while this
     runs either is read below or queues the next flush."""
     dispatch.notifications_flush_started()
     ids = notifications.pending_ids(due_by=timezone.now(), limit=FLUSH_LIMIT)

@@ -1,7 +1,8 @@
 """The site's PostgreSQL backend (wallsite/postgresql) begins a transaction in the round trip of its
 first statement, and the transaction is still the one Django asked for: every statement in it, its
-rollback, its savepoints, its isolation level, a named cursor's reads. Always on the machine's
-PostgreSQL, whatever the suite's own database is; the rows written go to a temporary table."""
+rollback, its savepoints, its isolation level, a named cursor's reads. Statements that commit hooks
+ask for go in the COMMIT's round trip. Always on the machine's PostgreSQL, whatever the suite's own
+database is; the rows written go to a temporary table."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 
 import psycopg
 import pytest
+from django.db import IntegrityError, transaction
 from django.db.utils import ConnectionHandler
 from psycopg import pq
 
@@ -179,3 +181,73 @@ def test_the_isolation_level_the_settings_ask_for_is_the_transaction_s(django_db
             assert cursor.fetchone() == ("serializable",)
         wrapper.rollback()
         wrapper.set_autocommit(True)
+
+
+# --- statements in the COMMIT's round trip --------------------------------------------------------------
+
+
+class Hook:
+    """An on_commit hook with statements for the COMMIT's round trip, as games/dispatch.py makes one."""
+
+    def __init__(self, *statements: tuple[str, list]) -> None:
+        self.with_commit = list(statements)
+        self.committed_counts = None
+        self.ran = False
+
+    def __call__(self) -> None:
+        self.ran = True
+
+
+@pytest.fixture
+def atomic(wrapper, monkeypatch):
+    """Django's own atomic(), on the fixture's connection."""
+    monkeypatch.setattr(transaction, "get_connection", lambda using=None: wrapper)
+    return transaction.atomic
+
+
+def test_a_hook_s_statements_run_in_the_commit_s_round_trip_and_it_gets_their_counts(
+    wrapper, atomic, monkeypatch
+):
+    hook, plain = Hook(("UPDATE scratch SET n = n + 1", []), ("INSERT INTO scratch VALUES (%s)", [9])), Hook()
+    with atomic():
+        with wrapper.cursor() as cursor:
+            cursor.execute("INSERT INTO scratch VALUES (1), (2)")
+        wrapper.on_commit(hook)
+        wrapper.on_commit(plain)
+        trips = _round_trips(wrapper, monkeypatch)
+    assert trips == ["execute"]  # COMMIT and both statements: one round trip, nothing after it
+    assert hook.ran and plain.ran and hook.committed_counts == [2, 1] and plain.committed_counts is None
+    assert _scratch(wrapper) == [2, 3, 9]
+
+
+def test_a_hook_of_a_rolled_back_savepoint_takes_its_statements_with_it(wrapper, atomic):
+    kept, dropped = Hook(("INSERT INTO scratch VALUES (1)", [])), Hook(("INSERT INTO scratch VALUES (2)", []))
+    with atomic():
+        wrapper.on_commit(kept)
+        with pytest.raises(RuntimeError), atomic():
+            wrapper.on_commit(dropped)
+            raise RuntimeError("roll the savepoint back")
+    assert kept.ran and not dropped.ran and _scratch(wrapper) == [1]
+
+
+def test_a_failing_statement_after_the_commit_leaves_the_commit_standing(wrapper, atomic, caplog):
+    hook = Hook(("INSERT INTO no_such_table VALUES (1)", []))
+    with caplog.at_level("WARNING", logger="wallsite.postgresql.base"), atomic():
+        with wrapper.cursor() as cursor:
+            cursor.execute("INSERT INTO scratch VALUES (5)")
+        wrapper.on_commit(hook)
+    assert hook.ran and hook.committed_counts is None  # the hook runs its statements itself
+    assert "no_such_table" in caplog.text
+    assert wrapper.connection.pgconn.transaction_status == IDLE and _scratch(wrapper) == [5]
+
+
+def test_a_commit_that_fails_raises_and_runs_nothing_after_it(wrapper, atomic):
+    with wrapper.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE once (n integer UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+    hook = Hook(("INSERT INTO scratch VALUES (1)", []))
+    with pytest.raises(IntegrityError, match="once_n_key"), atomic():
+        with wrapper.cursor() as cursor:
+            cursor.execute("INSERT INTO once VALUES (1), (1)")  # checked only at the COMMIT
+        wrapper.on_commit(hook)
+    assert not hook.ran and hook.committed_counts is None
+    assert wrapper.connection.pgconn.transaction_status == IDLE and _scratch(wrapper) == []

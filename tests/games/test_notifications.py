@@ -11,7 +11,7 @@ from django.core import mail
 from django.db import connection
 
 from games import notifications
-from games.models import Move, Notification, Seat, Turn
+from games.models import Flag, Move, Notification, Seat, Turn
 from games.notifications import (
     digests_create,
     notification_send,
@@ -457,20 +457,97 @@ def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_ano
 
     queue = redis.Redis.from_url(redis_url)
     queue.flushdb()
+    flag = Flag.objects.filter(name=dispatch.FLUSH_QUEUED)
     notes = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
     with broker(redis_url):
         for note in notes:
             with django_capture_on_commit_callbacks(execute=True):
                 queue_send([note.pk])
-        assert queue.llen("celery") == 1 and queue.exists(dispatch.FLUSH_QUEUED)
-        assert 0 < queue.ttl(dispatch.FLUSH_QUEUED) <= dispatch.FLUSH_FLAG_SECONDS
+        assert queue.llen("celery") == 1 and flag.exists()
         assert tasks.notifications_flush() == {"sent": 2}  # as the worker would run it
-        assert not queue.exists(dispatch.FLUSH_QUEUED)
+        assert not flag.exists()
         later = your_turn_row(open_turn(started_match(), 0))
         with django_capture_on_commit_callbacks(execute=True):
             queue_send([later.pk])
-        assert queue.llen("celery") == 2
+        assert queue.llen("celery") == 2 and flag.exists()
     queue.flushdb()
+
+
+def test_a_flag_older_than_its_age_no_longer_stands(
+    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
+):
+    import redis
+
+    from games import dispatch
+
+    queue = redis.Redis.from_url(redis_url)
+    queue.flushdb()
+    # A flush queued a minute ago and lost (a Redis restarted empty): its flag must not hold forever.
+    stale = datetime.now(UTC) - dispatch.FLUSH_FLAG_AGE - timedelta(seconds=1)
+    Flag.objects.create(name=dispatch.FLUSH_QUEUED, set_at=stale)
+    with broker(redis_url):
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([your_turn_row(open_turn(started_match(), 0)).pk])
+        assert queue.llen("celery") == 1
+    assert Flag.objects.get(name=dispatch.FLUSH_QUEUED).set_at > stale
+    queue.flushdb()
+
+
+def test_a_commit_that_could_not_queue_its_flush_takes_its_flag_down(
+    coalescing, started_match, django_capture_on_commit_callbacks, caplog
+):
+    from games import dispatch
+
+    with (
+        broker(f"redis://127.0.0.1:{free_port()}/0"),
+        caplog.at_level(logging.WARNING),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        queue_send([your_turn_row(open_turn(started_match(), 0)).pk])
+    assert "Could not queue 1 notification(s)" in caplog.text
+    assert not Flag.objects.filter(name=dispatch.FLUSH_QUEUED).exists()  # the next commit tries again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_raises_the_flag_in_its_commit_s_round_trip_and_the_next_move_publishes_nothing(
+    coalescing, redis_url, started_match, monkeypatch
+):
+    import redis
+
+    from games import dispatch
+
+    queue = redis.Redis.from_url(redis_url)
+    queue.flushdb()
+    match = started_match()
+    trips = _round_trips(monkeypatch)
+    with broker(redis_url):
+        play_random(match, moves=1)
+        assert queue.llen("celery") == 1 and Flag.objects.filter(name=dispatch.FLUSH_QUEUED).exists()
+        play_random(match, moves=1, seed=2)
+        assert queue.llen("celery") == 1  # the flag stood: the queued flush will find this move's e-mail
+    # The opening turn's e-mail went out at once (tasks run eagerly outside the broker block).
+    assert Notification.objects.filter(match=match, status="pending").count() == 2
+    if connection.vendor == "postgresql":
+        # Each move: the lock, the writes, then the COMMIT carrying the flag; no round trip after it.
+        commits = [at for at, trip in enumerate(trips) if trip == "execute"]
+        assert len(commits) == 2 and "_commit_gen" not in trips, trips
+        assert all(trips[at - 2 : at] == ["_execute_gen", "_execute_gen"] for at in commits), trips
+    queue.flushdb()
+
+
+def _round_trips(monkeypatch) -> list[str]:
+    """What the database session waits on from now on: one entry per round trip (PostgreSQL)."""
+    trips: list[str] = []
+    if connection.vendor == "postgresql":
+        connection.ensure_connection()
+        real = connection.connection.wait
+
+        def counting(generator, *args, **kwargs):
+            trips.append(getattr(generator, "__name__", "?"))
+            return real(generator, *args, **kwargs)
+
+        monkeypatch.setattr(connection.connection, "wait", counting)
+    return trips
 
 
 def test_with_coalescing_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(

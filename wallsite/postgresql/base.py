@@ -12,11 +12,17 @@
   trip in five of a move. Here psycopg stays in autocommit; when Django has turned autocommit off and
   the session is idle, the next statement is sent as ``BEGIN; statement``. COMMIT and ROLLBACK need
   nothing: psycopg sends them whenever the session is inside a transaction, autocommit or not.
+- Statements that must run just after a transaction commits go in the COMMIT's round trip. An
+  ``on_commit`` hook with a ``with_commit`` attribute (a list of (sql, params)) gets them run as
+  ``COMMIT; sql; ...``, and finds their row counts in its ``committed_counts`` (None if they did not run
+  or failed: the hook then runs them itself). As the hook is Django's own, a rolled-back savepoint
+  drops its statements with it.
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
 import select
 from functools import cache
 from typing import Any
@@ -25,11 +31,15 @@ import psycopg
 from django.db.backends.postgresql.base import Cursor as PostgreSQLCursor
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLDatabaseWrapper
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgreSQLOperations
-from psycopg import adapt, pq
+from psycopg import adapt, generators, pq
+from psycopg import errors as psycopg_errors
 from psycopg.postgres import types
 
 TIMESTAMPTZ = types["timestamptz"].oid
-IDLE = pq.TransactionStatus.IDLE
+IDLE, INTRANS = pq.TransactionStatus.IDLE, pq.TransactionStatus.INTRANS
+COMMAND_OK = pq.ExecStatus.COMMAND_OK
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseOperations(PostgreSQLOperations):
@@ -49,6 +59,30 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
             connection.begin_owed = not autocommit  # read by Cursor
             if not connection.autocommit:
                 connection.autocommit = True
+
+    def _commit(self) -> None:
+        connection = self.connection
+        hooks = [hook for _, hook, _ in self.run_on_commit if getattr(hook, "with_commit", None)]
+        if not hooks or connection is None or connection.pgconn.transaction_status != INTRANS:
+            return super()._commit()
+        bind = psycopg.ClientCursor(connection).mogrify
+        statements = [[bind(sql, params) for sql, params in hook.with_commit] for hook in hooks]
+        query = "; ".join(["COMMIT", *(sql for each in statements for sql in each)])
+        encoding = connection.info.encoding
+        with self.wrap_database_errors:
+            with connection.lock:
+                connection.pgconn.send_query(query.encode(encoding))
+                results = connection.wait(generators.execute(connection.pgconn))
+            if results[0].status != COMMAND_OK:  # the COMMIT failed: nothing after it ran
+                raise psycopg_errors.error_from_result(results[0], encoding=encoding)
+        after = iter(results[1:])
+        for hook, each in zip(hooks, statements, strict=True):
+            got = [next(after, None) for _ in each]
+            failed = next((result for result in got if result is None or result.status != COMMAND_OK), False)
+            if failed is False:
+                hook.committed_counts = [result.command_tuples for result in got]
+            elif failed is not None:
+                log.warning("A statement after the commit failed: %s", (failed.error_message or b"").decode())
 
     def create_cursor(self, name: str | None = None) -> Any:
         if name:
