@@ -6,7 +6,7 @@ takes to run it, so the move path reads and writes the same rows through these h
 take table and column names from the models' ``_meta``, bind every value as a parameter (hence the
 nosec marks), convert values exactly as the ORM does (``get_db_prep_save`` on the way in, the fields'
 and the backend's converters on the way out), and work on SQLite and PostgreSQL alike. On PostgreSQL
-each statement is prepared once per database session and then run by name (``_prepared``): the server
+each statement is prepared once per database session and then run by name (``prepared``): the server
 then parses and plans it once, work that had been nearly half of what a move cost it.
 """
 
@@ -119,7 +119,7 @@ def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: 
     """The rows of one SELECT on ``model``'s database (the write one when the caller will write)."""
     connection = connection_for(model, write=write)
     with connection.cursor() as cursor:
-        cursor.execute(_prepared(connection, sql), params)
+        cursor.execute(prepared(connection, sql), params)
         return cursor.fetchall()
 
 
@@ -139,7 +139,7 @@ def fetch_many(
                 results.append(cursor.fetchall())
             return results
         cursor.execute(
-            "; ".join(_prepared(connection, sql) for sql, _ in queries),
+            "; ".join(prepared(connection, sql) for sql, _ in queries),
             [param for _, params in queries for param in params],
         )
         results = [cursor.fetchall()]
@@ -149,7 +149,7 @@ def fetch_many(
 
 
 def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
-    """PostgreSQL with client-side binding: several statements go in one execute, and ``_prepared``
+    """PostgreSQL with client-side binding: several statements go in one execute, and ``prepared``
     can name statements it prepared. Server-side binding sends each execute as one prepared statement,
     which can hold only one."""
     return (
@@ -165,7 +165,7 @@ _sessions: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDicti
 PREPARED_PER_SESSION = 200
 
 
-def _prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
+def prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
     """``sql`` as ``EXECUTE name(%s, ...)`` of the same statement prepared on this session, with its
     ``%s`` parameters still to bind (``%s`` may stand for nothing else in ``sql``, and every parameter
     needs a type PostgreSQL can tell from where it stands). PostgreSQL parses and plans a prepared
@@ -322,7 +322,7 @@ class Writes:
             with self.connection.cursor() as cursor:
                 if len(held) > 1 and _several_per_execute(self.connection):
                     cursor.execute(
-                        "; ".join(_prepared(self.connection, h.sql) for h in held),
+                        "; ".join(prepared(self.connection, h.sql) for h in held),
                         [p for h in held for p in h.params],
                     )
                     for index, statement in enumerate(held):
@@ -331,7 +331,7 @@ class Writes:
                         statement.done(cursor)
                 else:
                     for statement in held:
-                        cursor.execute(_prepared(self.connection, statement.sql), statement.params)
+                        cursor.execute(prepared(self.connection, statement.sql), statement.params)
                         statement.done(cursor)
         for step in after:
             step()

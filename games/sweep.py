@@ -43,6 +43,7 @@ def sweep_run(*, now: datetime | None = None, limit: int = 5000) -> SweepReport:
     report = SweepReport()
     report.expired = _claim_expired_turns(now=now, limit=limit)
     report.reminders = _claim_reminders(now=now, limit=limit)
+    dispatch.notifications_flag_clear_stale(now=now)
     report.notifications = _due_notifications(now=now, limit=limit)
     report.matches = _owed_work(now=now, limit=limit)
 

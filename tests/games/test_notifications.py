@@ -473,23 +473,35 @@ def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_ano
     queue.flushdb()
 
 
-def test_a_flag_older_than_its_age_no_longer_stands(
+def test_the_sweep_takes_down_a_flag_older_than_its_age_and_the_next_commit_queues_a_flush(
     coalescing, redis_url, started_match, django_capture_on_commit_callbacks
 ):
     import redis
 
     from games import dispatch
+    from games.sweep import sweep_run
 
     queue = redis.Redis.from_url(redis_url)
     queue.flushdb()
+    now = datetime.now(UTC)
+    flag = Flag.objects.filter(name=dispatch.FLUSH_QUEUED)
     # A flush queued a minute ago and lost (a Redis restarted empty): its flag must not hold forever.
-    stale = datetime.now(UTC) - dispatch.FLUSH_FLAG_AGE - timedelta(seconds=1)
-    Flag.objects.create(name=dispatch.FLUSH_QUEUED, set_at=stale)
+    Flag.objects.create(
+        name=dispatch.FLUSH_QUEUED, set_at=now - dispatch.FLUSH_FLAG_AGE + timedelta(seconds=1)
+    )
+    note = your_turn_row(open_turn(started_match(), 0))
     with broker(redis_url):
         with django_capture_on_commit_callbacks(execute=True):
-            queue_send([your_turn_row(open_turn(started_match(), 0)).pk])
-        assert queue.llen("celery") == 1
-    assert Flag.objects.get(name=dispatch.FLUSH_QUEUED).set_at > stale
+            queue_send([note.pk])
+        assert queue.llen("celery") == 0  # the flag still stands
+        sweep_run(now=now)
+        assert flag.exists()  # not old enough yet
+        sweep_run(now=now + timedelta(seconds=2))
+        assert not flag.exists()
+        queue.flushdb()  # what that sweep queued itself
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([note.pk])
+        assert queue.llen("celery") == 1 and flag.exists()
     queue.flushdb()
 
 
