@@ -251,3 +251,21 @@ def test_a_commit_that_fails_raises_and_runs_nothing_after_it(wrapper, atomic):
         wrapper.on_commit(hook)
     assert not hook.ran and hook.committed_counts is None
     assert wrapper.connection.pgconn.transaction_status == IDLE and _scratch(wrapper) == []
+
+
+def test_copy_and_stream_as_the_first_statement_are_inside_the_transaction(wrapper):
+    wrapper.set_autocommit(False)
+    with wrapper.cursor() as cursor:
+        with cursor.cursor.copy("COPY scratch (n) FROM STDIN") as copy:
+            copy.write_row([4])
+        assert wrapper.connection.pgconn.transaction_status == INTRANS
+    wrapper.rollback()
+    assert wrapper.connection.pgconn.transaction_status == IDLE
+    with wrapper.cursor() as cursor:
+        streamed = list(cursor.cursor.stream("SELECT pg_current_xact_id()::text, now()"))
+        assert wrapper.connection.pgconn.transaction_status == INTRANS
+        cursor.execute("SELECT pg_current_xact_id()::text, now()")
+        assert [cursor.fetchone()] == streamed
+    wrapper.rollback()
+    wrapper.set_autocommit(True)
+    assert _scratch(wrapper) == []

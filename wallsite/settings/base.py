@@ -72,8 +72,9 @@ TEMPLATES = [
 ]
 
 
-# Django's PostgreSQL backend with a health check that costs no round trip and timestamps read by
-# psycopg's compiled loader (see its module).
+# Django's PostgreSQL backend: a health check that costs no round trip, timestamps read by psycopg's
+# compiled loader, BEGIN sent with a transaction's first statement and commit hooks' statements with
+# its COMMIT (see its module).
 POSTGRESQL_ENGINE = "wallsite.postgresql"
 
 
