@@ -8,6 +8,7 @@ delayed: the next sweep queues it again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import suppress
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -58,10 +59,11 @@ def notifications_enqueue(ids: list[int]) -> bool:
     return enqueue_safely(lambda: _batches(tasks.notifications_send, ids), what=f"{len(ids)} notification(s)")
 
 
-def notifications_flush_on_commit(ids: list[int]) -> None:
+def notifications_flush_on_commit(ids: list[int] | Callable[[], list[int]]) -> None:
     """Have the rows of the transaction under way sent once it commits, together with any others then
     pending. Never raises after the commit: a broker outage must not turn a saved move into an error
-    page; the rows stay pending and the sweep sends them.
+    page; the rows stay pending and the sweep sends them. ``ids`` may be a function that gives them
+    after the commit, for rows whose ids only the commit gives (rows.Writes.flush_at_commit).
 
     With ``NOTIFY_COALESCE`` off, the commit queues its own ids. On, it queues one flush task, which
     sends every pending row, unless a flush is already queued and not yet started: that one will find
@@ -72,20 +74,24 @@ def notifications_flush_on_commit(ids: list[int]) -> None:
     if settings.NOTIFY_COALESCE:
         transaction.on_commit(_FlushAfterCommit(ids))
     else:
-        transaction.on_commit(lambda: notifications_enqueue(ids))
+        transaction.on_commit(lambda: notifications_enqueue(_resolved(ids)))
+
+
+def _resolved(ids: list[int] | Callable[[], list[int]]) -> list[int]:
+    return ids() if callable(ids) else ids
 
 
 class _FlushAfterCommit:
     """The commit hook: queues a flush if this commit is the one that raised the flag."""
 
-    def __init__(self, ids: list[int]) -> None:
+    def __init__(self, ids: list[int] | Callable[[], list[int]]) -> None:
         self.ids = ids
         self.raised_at = timezone.now()
         self.with_commit = _flag_raise(self.raised_at)  # run in the COMMIT's round trip where it can be
         self.committed_counts: list[int] | None = None
 
     def __call__(self) -> None:
-        enqueue_safely(self._send, what=f"{len(self.ids)} notification(s)")
+        enqueue_safely(self._send, what=f"{len(_resolved(self.ids))} notification(s)")
 
     def _send(self) -> None:
         from games import tasks

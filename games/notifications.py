@@ -207,6 +207,13 @@ def queue_send(ids: Iterable[int]) -> None:
         dispatch.notifications_flush_on_commit(ids)
 
 
+def queue_send_held(held: list[Notification]) -> None:
+    """``queue_send`` for rows held in a rows.Writes (see ``notify_turn_started``): their ids are
+    read after the commit, which may be what inserted them; a row whose key was taken is left out."""
+    if held:
+        dispatch.notifications_flush_on_commit(lambda: [row.pk for row in held if not row._state.adding])
+
+
 def pending_ids(*, due_by: datetime, limit: int) -> list[int]:
     """The pending rows due by ``due_by``, the oldest first: what a flush or the sweep sends."""
     return list(

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import connections, models, router
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import signals
+from django.db.models.base import ModelState
 
 M = TypeVar("M", bound=models.Model)
 Converter = Callable[[Any, Any, BaseDatabaseWrapper], Any]
@@ -90,9 +92,23 @@ def build(
         for fn, column in steps:
             value = fn(value, column, connection)
         values[index] = value
-    instance = model.from_db(connection.alias, shape.names, values)
+    instance = _instance(model, connection.alias, shape.names, values)
     if remember:
         instance._rows_read = dict(zip(shape.names, values, strict=True))
+    return instance
+
+
+def _instance(model: type[M], alias: str, names: tuple[str, ...], values: list[Any]) -> M:
+    """What ``model.from_db`` gives, without running ``Model.__init__`` field by field: the values go
+    straight into the instance's ``__dict__``, where Django's field descriptors look for them (the
+    names left out stay deferred). That was most of the cost of the half-dozen rows a move reads.
+    Models with pre_init or post_init receivers (an ImageField's, say) still go through ``from_db``."""
+    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+        return model.from_db(alias, names, values)
+    instance = model.__new__(model)
+    state = instance._state = ModelState()
+    state.adding, state.db = False, alias
+    instance.__dict__.update(zip(names, values, strict=True))
     return instance
 
 
@@ -234,11 +250,40 @@ def update(model: type[models.Model], *, values: dict[str, Any], where: dict[str
     return counted[0]
 
 
+_inserts: dict[tuple[type[models.Model], str, bool, str], tuple[list[models.Field], str]] = {}
+
+
+def _insert_sql(
+    model: type[models.Model], connection: BaseDatabaseWrapper, given: bool, on_conflict: str
+) -> tuple[list[models.Field], str]:
+    """The fields an INSERT of ``model`` writes (its primary key too if ``given``) and its text: the
+    same few statements are built on every move."""
+    key = (model, connection.alias, given, on_conflict)
+    found = _inserts.get(key)
+    if found is None:
+        quote = connection.ops.quote_name
+        fields = [field for field in model._meta.concrete_fields if given or not field.primary_key]
+        names = ", ".join(quote(field.column) for field in fields)
+        marks = ", ".join(["%s"] * len(fields))
+        sql = (
+            f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # nosec B608
+            f"VALUES ({marks}) {on_conflict} RETURNING {quote(model._meta.pk.column)}"
+        )
+        found = _inserts[key] = (fields, sql)
+    return found
+
+
 @dataclass(frozen=True)
 class _Held:
     sql: str
     params: list[Any]
-    done: Callable[[Any], None]  # given the cursor on this statement's result
+    done: Callable[[tuple | None, int], None]  # given the result's first row and its row count
+    refusal: Exception | None = None  # raised if the UPDATE changed no row
+
+    def checked(self, row: tuple | None, count: int) -> None:
+        if self.refusal is not None and count == 0:
+            raise self.refusal
+        self.done(row, count)
 
 
 class Writes:
@@ -257,21 +302,11 @@ class Writes:
         """Hold the INSERT of ``row`` (see ``insert``); the flush sets its primary key, unless
         ``on_conflict`` skipped it (then ``row._state.adding`` stays True). A primary key already set
         on ``row`` is inserted as it is."""
-        model = type(row)
         connection = self.connection
-        quote = connection.ops.quote_name
-        given = row.pk is not None
-        fields = [field for field in model._meta.concrete_fields if given or not field.primary_key]
-        names = ", ".join(quote(field.column) for field in fields)
+        fields, sql = _insert_sql(type(row), connection, row.pk is not None, on_conflict)
         values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
-        marks = ", ".join(["%s"] * len(values))
-        sql = (
-            f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # nosec B608
-            f"VALUES ({marks}) {on_conflict} RETURNING {quote(model._meta.pk.column)}"
-        )
 
-        def inserted(cursor: Any) -> None:
-            found = cursor.fetchone()
+        def inserted(found: tuple | None, count: int) -> None:
             if found is not None:
                 row.pk = found[0]
                 row._state.adding = False
@@ -286,9 +321,11 @@ class Writes:
         values: dict[str, Any],
         where: dict[str, Any],
         then: Callable[[int], None] | None = None,
+        refusal: Exception | None = None,
     ) -> None:
         """Hold ``UPDATE model SET values WHERE where`` (see ``update``); ``then`` gets the row count.
-        A None in ``where`` asks for IS NULL."""
+        A None in ``where`` asks for IS NULL. If no row matches, ``refusal`` is raised by the flush (or
+        by the commit, see ``flush_at_commit``), and the transaction rolls back."""
         connection = self.connection
         quote = connection.ops.quote_name
         meta = model._meta
@@ -309,7 +346,8 @@ class Writes:
             f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "  # nosec B608
             f"WHERE {' AND '.join(conditions)}"
         )
-        self._held.append(_Held(sql, params, (lambda cursor: then(cursor.rowcount)) if then else _ignore))
+        done = (lambda row, count: then(count)) if then else _ignore
+        self._held.append(_Held(sql, params, done, refusal))
 
     def after(self, step: Callable[[], None]) -> None:
         """Run ``step`` after the next flush (for work that needs the ids the flush gives)."""
@@ -328,14 +366,78 @@ class Writes:
                     for index, statement in enumerate(held):
                         if index:
                             cursor.nextset()
-                        statement.done(cursor)
+                        statement.checked(_first_row(cursor), cursor.rowcount)
                 else:
                     for statement in held:
                         cursor.execute(prepared(self.connection, statement.sql), statement.params)
-                        statement.done(cursor)
+                        statement.checked(_first_row(cursor), cursor.rowcount)
         for step in after:
             step()
 
+    def flush_at_commit(self) -> None:
+        """Flush, or on PostgreSQL send what is held in the round trip of the COMMIT that ends the
+        transaction under way, when that is the next thing it does: the last writes of a move then
+        cost no round trip of their own. Call it last in the outermost ``transaction.atomic()`` block;
+        elsewhere (a nested block, a test's transaction, SQLite, steps held by ``after``) it flushes
+        now. Until the commit, the rows are not in the database and a new row has no id; a refusal
+        comes from the commit, which then rolls back (see wallsite/postgresql)."""
+        connection = self.connection
+        if (
+            not self._held
+            or self._after
+            or not getattr(connection, "commits_with_statements", False)
+            or not _several_per_execute(connection)
+            or not connection.in_atomic_block
+            or connection.savepoint_ids  # a nested block: its exit commits nothing
+            or not connection.commit_on_exit
+        ):
+            self.flush()
+            return
+        held, self._held = self._held, []
+        connection.on_commit(_BeforeCommit(connection, held))
 
-def _ignore(cursor: Any) -> None:
+
+class _BeforeCommit:
+    """An on-commit hook that the PostgreSQL backend runs before the COMMIT, in its round trip
+    (``before_commit``): the statements, then what each gave back (``before_commit_done``), or the
+    refusal of the first one that failed (``before_commit_refusal``). Run after the commit, it has
+    nothing left to do. Django drops it with a savepoint rolled back, as it drops every hook."""
+
+    def __init__(self, connection: BaseDatabaseWrapper, held: list[_Held]) -> None:
+        self.held = held
+        # An UPDATE that must change a row divides by the number it changed: none aborts the
+        # transaction with division_by_zero before the COMMIT that follows it runs.
+        self.before_commit = [
+            (
+                prepared(
+                    connection,
+                    f"WITH changed AS ({h.sql} RETURNING 1) SELECT 1 / count(*) FROM changed"  # nosec B608
+                    if h.refusal is not None
+                    else h.sql,
+                ),
+                h.params,
+            )
+            for h in held
+        ]
+
+    def before_commit_done(self, results: list[tuple[tuple | None, int]]) -> None:
+        for statement, (row, count) in zip(self.held, results, strict=True):
+            statement.done(row, count)
+
+    def before_commit_refusal(self, index: int, sqlstate: str | None) -> Exception | None:
+        refusal = self.held[index].refusal
+        return refusal if sqlstate == DIVISION_BY_ZERO else None
+
+    def __call__(self) -> None:
+        pass
+
+
+DIVISION_BY_ZERO = "22012"
+
+
+def _first_row(cursor: Any) -> tuple | None:
+    return cursor.fetchone() if cursor.description else None
+
+
+def _ignore(row: tuple | None, count: int) -> None:
     pass

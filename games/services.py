@@ -243,6 +243,7 @@ def move_play(
             seats=seats,
             turn_rows=turn_rows,
             turn_ids=turn_ids,
+            last=True,
         )
 
 
@@ -278,7 +279,7 @@ def chance_resolve(*, match_id: int, version: int) -> Move | None:
         rng = rng_load(match.rng_state)
         new_state, events = engine.resolve_chance(state, rng)
         match.rng_state = rng_dump(rng)
-        return _record(match, engine, new_state, events, seat=None, move=None, notation="")
+        return _record(match, engine, new_state, events, seat=None, move=None, notation="", last=True)
 
 
 def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
@@ -309,9 +310,8 @@ def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
             return None
         match.rng_state = rng_dump(rng)
         new_state, events = engine.apply(state, position, move)
-        return _record(
-            match, engine, new_state, events, seat=seat, move=move, notation=engine.format_move(move)
-        )
+        notation = engine.format_move(move)
+        return _record(match, engine, new_state, events, seat=seat, move=move, notation=notation, last=True)
 
 
 def _bot_seat(match: Match, version: int, position: int) -> Seat | None:
@@ -567,13 +567,16 @@ def _record(
     seats: list[Seat] | None = None,
     turn_rows: list[tuple] | None = None,
     turn_ids: list[int] | None = None,
+    last: bool = False,
 ) -> Move:
     """Append the move, store the new position, bump the version, move the turns on.
 
     ``seats`` are the match's seats with their users, ``turn_rows`` the rows of its open turns and
     ``turn_ids`` ids for new turns, when the caller has read them already under the match's lock. The
     writes go out in as few round trips as their ids allow (rows.Writes): on an ordinary move with
-    ``turn_ids``, one; without, one up to the new turn and one after.
+    ``turn_ids``, one; without, one up to the new turn and one after. ``last`` says that the caller's
+    transaction commits right after: the writes may then go with its COMMIT (rows.Writes.flush_at_commit),
+    and the move's id is known only once it has committed.
     """
     now = timezone.now()
     if state is None:
@@ -627,7 +630,10 @@ def _record(
         )
         _schedule_work(match, engine, state, now=now, seats=seats)
     _save_if_unchanged(match, seen=seen, now=now, writes=writes)
-    writes.flush()
+    if last:
+        writes.flush_at_commit()
+    else:
+        writes.flush()
     return logged
 
 
@@ -641,12 +647,9 @@ def _save_if_unchanged(match: Match, *, seen: int, now: datetime, writes: rows.W
     match.updated_at = now
     values = rows.changed(match, _MATCH_FIELDS)  # a move changes a few of its many columns
 
-    def refuse_unless_one(count: int) -> None:
-        if count != 1:
-            raise Conflict("The game has moved on since you loaded the page; nothing was played.")
-
+    refusal = Conflict("The game has moved on since you loaded the page; nothing was played.")
     held = writes or rows.Writes(Match)
-    held.update(Match, values=values, where={"id": match.pk, "version": seen}, then=refuse_unless_one)
+    held.update(Match, values=values, where={"id": match.pk, "version": seen}, refusal=refusal)
     if writes is None:
         held.flush()
 
@@ -752,8 +755,7 @@ def _sync_turns(
         if note is not None:
             notes.append(note)
     if notes:
-        # Only the rows the flush inserted: a key already taken was skipped.
-        held.after(lambda: notifications.queue_send(row.pk for row in notes if not row._state.adding))
+        notifications.queue_send_held(notes)
     if own:
         held.flush()
 

@@ -1,19 +1,24 @@
 """The site's PostgreSQL backend (wallsite/postgresql) begins a transaction in the round trip of its
 first statement, and the transaction is still the one Django asked for: every statement in it, its
 rollback, its savepoints, its isolation level, a named cursor's reads. Statements that commit hooks
-ask for go in the COMMIT's round trip. Always on the machine's PostgreSQL, whatever the suite's own
-database is; the rows written go to a temporary table."""
+ask for go in the COMMIT's round trip, and so do the writes that games.rows holds for it. Always on
+the machine's PostgreSQL, whatever the suite's own database is; the rows written go to temporary
+tables."""
 
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, DataError, IntegrityError, transaction
 from django.db.utils import ConnectionHandler
+from django.test.utils import CaptureQueriesContext
 from psycopg import pq
 
+from games import rows
+from games.models import Flag
 from tests.faults.conftest import _server_url, with_database
 from wallsite.settings.base import _database
 
@@ -269,3 +274,152 @@ def test_copy_and_stream_as_the_first_statement_are_inside_the_transaction(wrapp
     wrapper.rollback()
     wrapper.set_autocommit(True)
     assert _scratch(wrapper) == []
+
+
+# --- writes held for the COMMIT's round trip (games.rows.Writes.flush_at_commit) -------------------------
+
+
+class MovedOn(Exception):
+    pass
+
+
+@pytest.fixture
+def flags(wrapper, monkeypatch):
+    """rows.Writes on the fixture's connection, writing Flag rows to a temporary table of that name."""
+    with wrapper.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE games_flag (name varchar(60) PRIMARY KEY, set_at timestamptz)")
+    monkeypatch.setattr(rows, "connection_for", lambda model, write=False: wrapper)
+    return wrapper
+
+
+def _flags(wrapper) -> list[str]:
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT name FROM games_flag ORDER BY name")
+        return [name for (name,) in cursor.fetchall()]
+
+
+def _flag(name: str) -> Flag:
+    return Flag(name=name, set_at=datetime.now(UTC))
+
+
+def test_held_writes_go_in_the_commit_s_round_trip_and_learn_their_results_after_it(
+    flags, atomic, monkeypatch
+):
+    counts, first, second = [], _flag("a"), _flag("b")
+    with atomic():
+        with flags.cursor() as cursor:
+            cursor.execute("INSERT INTO games_flag VALUES ('old', now())")
+        writes = rows.Writes(Flag)
+        writes.insert(first)
+        writes.insert(second, on_conflict="ON CONFLICT (name) DO NOTHING")
+        later = datetime.now(UTC) + timedelta(hours=1)
+        writes.update(
+            Flag, values={"set_at": later}, where={"name": "old"}, then=counts.append, refusal=MovedOn()
+        )
+        writes.flush_at_commit()
+        assert first._state.adding and _flags(flags) == ["old"]  # nothing sent yet
+        trips = _round_trips(flags, monkeypatch)
+    assert trips == ["execute"]  # the writes and the COMMIT: one round trip
+    assert not first._state.adding and not second._state.adding and counts == [1]
+    assert _flags(flags) == ["a", "b", "old"]
+
+
+def test_the_query_log_shows_the_held_writes_as_one_entry_with_the_commit(flags, atomic):
+    with CaptureQueriesContext(flags) as logged, atomic():
+        with flags.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("a"))
+        writes.insert(_flag("b"))
+        writes.flush_at_commit()
+    statements = [rows.statement_text(flags, query["sql"]) for query in logged]
+    assert statements[:2] == ["BEGIN", "SELECT 1"] and len(statements) == 3, statements
+    assert statements[2].endswith("; COMMIT") and statements[2].count('INSERT INTO "games_flag"') == 2
+
+
+def test_an_update_that_finds_no_row_raises_its_refusal_and_the_transaction_rolls_back(flags, atomic):
+    hook = Hook()
+    with pytest.raises(MovedOn), atomic():
+        with flags.cursor() as cursor:
+            cursor.execute("INSERT INTO scratch VALUES (1)")
+        flags.on_commit(hook)
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("a"))
+        writes.update(Flag, values={"set_at": None}, where={"name": "missing"}, refusal=MovedOn())
+        writes.insert(_flag("b"))
+        writes.flush_at_commit()
+    assert not hook.ran and not flags.run_on_commit
+    assert (
+        flags.connection.pgconn.transaction_status == IDLE and _scratch(flags) == [] and _flags(flags) == []
+    )
+    with atomic():  # the connection goes on as usual
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("c"))
+        writes.flush_at_commit()
+    assert _flags(flags) == ["c"]
+
+
+def test_a_held_write_that_fails_raises_the_database_s_error_and_nothing_is_committed(flags, atomic):
+    hook = Hook(("INSERT INTO scratch VALUES (%s)", [2]))
+    with pytest.raises(IntegrityError, match="games_flag_pkey"), atomic():
+        with flags.cursor() as cursor:
+            cursor.execute("INSERT INTO scratch VALUES (1)")
+        flags.on_commit(hook)
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("a"))
+        writes.insert(_flag("a"))
+        writes.flush_at_commit()
+    assert not hook.ran and hook.committed_counts is None
+    assert (
+        flags.connection.pgconn.transaction_status == IDLE and _scratch(flags) == [] and _flags(flags) == []
+    )
+
+
+def test_a_transaction_that_only_holds_writes_begins_in_the_commit_s_round_trip(flags, atomic, monkeypatch):
+    with atomic():  # the session prepares the INSERT: a round trip of its own, once
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("w"))
+        writes.flush_at_commit()
+    with flags.cursor() as cursor:
+        cursor.execute("DELETE FROM games_flag")
+    trips = _round_trips(flags, monkeypatch)
+    with pytest.raises(IntegrityError), atomic():
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("a"))
+        writes.insert(_flag("a"))  # fails: the first must go with it, as in any transaction
+        writes.flush_at_commit()
+    assert trips == ["execute", "_rollback_gen"] and _flags(flags) == []
+    trips.clear()
+    hook = Hook(("INSERT INTO scratch VALUES (%s)", [3]))
+    with atomic():
+        flags.on_commit(hook)
+        writes = rows.Writes(Flag)
+        writes.insert(_flag("b"))
+        writes.flush_at_commit()
+    assert trips == ["execute"]  # BEGIN, the write, the COMMIT and the hook's statement
+    assert hook.ran and hook.committed_counts == [1] and _flags(flags) == ["b"] and _scratch(flags) == [3]
+
+
+def test_in_a_nested_block_held_writes_are_flushed_at_once(flags, atomic):
+    with atomic(), atomic():
+        writes = rows.Writes(Flag)
+        row = _flag("a")
+        writes.insert(row)
+        writes.flush_at_commit()
+        assert not row._state.adding and _flags(flags) == ["a"]
+        writes.update(Flag, values={"set_at": None}, where={"name": "missing"}, refusal=MovedOn())
+        with pytest.raises(MovedOn):
+            writes.flush_at_commit()
+
+
+def test_held_writes_in_a_failed_transaction_are_refused_not_dropped(flags, atomic):
+    with pytest.raises(DatabaseError, match="aborted"), atomic():
+        with flags.cursor() as cursor:
+            cursor.execute("INSERT INTO scratch VALUES (1)")
+            with pytest.raises(DataError):
+                cursor.execute("SELECT 1 / 0")  # caught without a savepoint: the transaction is lost
+        row = _flag("a")
+        writes = rows.Writes(Flag)
+        writes.insert(row)
+        writes.flush_at_commit()
+    assert row._state.adding and _scratch(flags) == [] and _flags(flags) == []

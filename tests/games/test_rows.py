@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
 
-from games import rows, services
+from games import rows, selectors, services
 from games.api.authentication import TokenAuthentication
 from games.errors import Conflict, NotFound
 from games.models import Match, Move, Notification, Seat, Turn
@@ -46,6 +47,37 @@ def test_a_locked_match_holds_what_the_orm_reads(clocked_match):
     assert field_values(locked) == field_values(expected)
     assert locked.move_time_limit == timedelta(days=2, hours=3) and locked.options["note"] == "é ünïcode"
     assert not locked._state.adding and locked._state.db == "default"
+
+
+def test_a_built_row_is_what_from_db_gives_with_the_omitted_fields_deferred(clocked_match):
+    found = rows.fetch(Match, selectors.match_sql(omit=selectors.NO_RNG), [clocked_match.pk])
+    built = rows.build(Match, found[0], omit=selectors.NO_RNG)
+    names = [field.attname for field in Match._meta.concrete_fields if field.attname not in selectors.NO_RNG]
+    expected = Match.objects.defer(*selectors.NO_RNG).get(pk=clocked_match.pk)
+    assert built.get_deferred_fields() == expected.get_deferred_fields() == set(selectors.NO_RNG)
+    assert {name: getattr(built, name) for name in names} == {name: getattr(expected, name) for name in names}
+    assert (
+        not built._state.adding and built._state.db == "default" and built.created_by == expected.created_by
+    )
+    assert built.rng_state == expected.rng_state  # a deferred field still loads when asked for
+    built.name = "Renamed"
+    built.save(update_fields=["name"])
+    assert Match.objects.get(pk=clocked_match.pk).name == "Renamed"
+
+
+def test_a_model_with_init_receivers_is_built_through_them(clocked_match):
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance.pk)
+
+    post_init.connect(receiver, sender=Match)
+    try:
+        found = rows.fetch(Match, selectors.match_sql(omit=()), [clocked_match.pk])
+        built = rows.build(Match, found[0])
+    finally:
+        post_init.disconnect(receiver, sender=Match)
+    assert seen == [clocked_match.pk] and field_values(built) == field_values(Match.objects.get(pk=built.pk))
 
 
 @pytest.mark.parametrize("match_id", [0, -1, 2**63, "x", None, "1; DROP TABLE games_match"])

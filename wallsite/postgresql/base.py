@@ -17,6 +17,12 @@
   ``COMMIT; sql; ...``, and finds their row counts in its ``committed_counts`` (None if they did not run
   or failed: the hook then runs them itself). As the hook is Django's own, a rolled-back savepoint
   drops its statements with it.
+- Statements can also go just before the COMMIT, in its round trip: a hook's ``before_commit`` (see
+  games.rows.Writes.flush_at_commit). The server runs nothing after a statement that fails, so the
+  COMMIT then never runs and the transaction rolls back; the hook may name the exception to raise
+  instead of the database's error (``before_commit_refusal``), and gets each statement's first row and
+  row count once the COMMIT succeeded (``before_commit_done``). Django's query log shows them as one
+  entry, as a flush would.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import datetime
 import logging
 import select
+import time
 from functools import cache
 from typing import Any
 
@@ -37,7 +44,11 @@ from psycopg.postgres import types
 
 TIMESTAMPTZ = types["timestamptz"].oid
 IDLE, INTRANS = pq.TransactionStatus.IDLE, pq.TransactionStatus.INTRANS
-COMMAND_OK = pq.ExecStatus.COMMAND_OK
+COMMAND_OK, TUPLES_OK, FATAL_ERROR = (
+    pq.ExecStatus.COMMAND_OK,
+    pq.ExecStatus.TUPLES_OK,
+    pq.ExecStatus.FATAL_ERROR,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,29 +71,72 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
             if not connection.autocommit:
                 connection.autocommit = True
 
+    commits_with_statements = True  # see _commit; read by games.rows.Writes.flush_at_commit
+
     def _commit(self) -> None:
         connection = self.connection
-        hooks = [hook for _, hook, _ in self.run_on_commit if getattr(hook, "with_commit", None)]
-        if not hooks or connection is None or connection.pgconn.transaction_status != INTRANS:
+        hooks = [hook for _, hook, _ in self.run_on_commit]
+        before = [hook for hook in hooks if getattr(hook, "before_commit", None)]
+        after = [hook for hook in hooks if getattr(hook, "with_commit", None)]
+        if connection is None or not (before or after):
+            return super()._commit()
+        # A transaction whose only statements are held for its COMMIT has not begun yet. Held
+        # statements are sent whatever the state: in a failed transaction, the server refuses them.
+        begin = _begin_owed(connection) if before else None
+        if not before and connection.pgconn.transaction_status != INTRANS:
             return super()._commit()
         bind = psycopg.ClientCursor(connection).mogrify
-        statements = [[bind(sql, params) for sql, params in hook.with_commit] for hook in hooks]
-        query = "; ".join(["COMMIT", *(sql for each in statements for sql in each)])
+        first = [[bind(sql, params) for sql, params in hook.before_commit] for hook in before]
+        last = [[bind(sql, params) for sql, params in hook.with_commit] for hook in after]
+        opening = [begin] if begin else []
+        held = [sql for each in first for sql in each]
+        query = "; ".join([*opening, *held, "COMMIT", *(sql for each in last for sql in each)])
         encoding = connection.info.encoding
-        with self.wrap_database_errors:
-            with connection.lock:
-                connection.pgconn.send_query(query.encode(encoding))
-                results = connection.wait(generators.execute(connection.pgconn))
-            if results[0].status != COMMAND_OK:  # the COMMIT failed: nothing after it ran
-                raise psycopg_errors.error_from_result(results[0], encoding=encoding)
-        after = iter(results[1:])
-        for hook, each in zip(hooks, statements, strict=True):
-            got = [next(after, None) for _ in each]
-            failed = next((result for result in got if result is None or result.status != COMMAND_OK), False)
+        started = time.monotonic()
+        with self.wrap_database_errors, connection.lock:
+            connection.pgconn.send_query(query.encode(encoding))
+            results = connection.wait(generators.execute(connection.pgconn))
+        if held and self.queries_logged:  # as the statements would have been, flushed on their own
+            sql = "; ".join([*held, "COMMIT"])
+            self.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+        got = iter(results)
+        for _ in opening:
+            self._commit_check(next(got, None), encoding)
+        loaded = []
+        for hook, each in zip(before, first, strict=True):
+            rows = []
+            for index in range(len(each)):
+                result = next(got, None)
+                if result is not None and result.status == FATAL_ERROR:
+                    state = result.error_field(pq.DiagnosticField.SQLSTATE)
+                    refusal = hook.before_commit_refusal(index, state.decode() if state else None)
+                    if refusal is not None:
+                        self.rollback()
+                        raise refusal
+                self._commit_check(result, encoding)
+                rows.append((_first_row(connection, result), result.command_tuples or 0))
+            loaded.append(rows)
+        self._commit_check(next(got, None), encoding)  # the COMMIT's own
+        for hook, rows in zip(before, loaded, strict=True):
+            hook.before_commit_done(rows)
+        for hook, each in zip(after, last, strict=True):
+            statements = [next(got, None) for _ in each]
+            failed = next(
+                (result for result in statements if result is None or result.status != COMMAND_OK), False
+            )
             if failed is False:
-                hook.committed_counts = [result.command_tuples for result in got]
+                hook.committed_counts = [result.command_tuples for result in statements]
             elif failed is not None:
                 log.warning("A statement after the commit failed: %s", (failed.error_message or b"").decode())
+
+    def _commit_check(self, result: pq.abc.PGresult | None, encoding: str) -> None:
+        """Raise the error of a result of the COMMIT's round trip up to the COMMIT itself: the server
+        ran nothing after it, and Django rolls the transaction back."""
+        with self.wrap_database_errors:
+            if result is None:
+                raise self.Database.OperationalError("The server did not answer every statement.")
+            if result.status not in (COMMAND_OK, TUPLES_OK):
+                raise psycopg_errors.error_from_result(result, encoding=encoding)
 
     def create_cursor(self, name: str | None = None) -> Any:
         if name:
@@ -151,6 +205,15 @@ def _begin_owed(connection: psycopg.Connection) -> str | None:
     if getattr(connection, "begin_owed", False) and connection.pgconn.transaction_status == IDLE:
         return connection._get_tx_start_command().decode()
     return None
+
+
+def _first_row(connection: psycopg.Connection, result: pq.abc.PGresult) -> tuple | None:
+    """The first row of a result, its values loaded as a cursor would, or None."""
+    if not result.ntuples:
+        return None
+    loader = adapt.Transformer(connection)
+    loader.set_pgresult(result)
+    return loader.load_row(0, tuple)
 
 
 def _begin_alone(connection: psycopg.Connection) -> None:
