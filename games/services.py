@@ -468,16 +468,17 @@ def _lock_match(match_id: int, *, rng: bool = True) -> Match:
 
 
 def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple], list[int]]:
-    """``_lock_match(match_id, rng=False)``, the match's seats with their users, its open turns' rows
-    and ids for the turns the move may open, read in one round trip (rows.fetch_many): the reads after
-    the lock see what was committed before it was granted, as they would one by one.
+    """``_lock_match(match_id, rng=False)`` without the public view, the match's seats with their
+    users, its open turns' rows and ids for the turns the move may open, read in one round trip
+    (rows.fetch_many): the reads after the lock see what was committed before it was granted, as they
+    would one by one.
 
     The ids come from the turns' sequence on PostgreSQL, one per seat (no move opens more turns than
     that), so that a move's writes need not wait for a new turn's id: they go in one round trip. On
     SQLite there are none, and a new turn is inserted on its own to learn its id."""
     key = match_key(match_id)
     queries = [
-        (match_sql(omit=NO_RNG, lock=True), [key]),
+        (match_sql(omit=MOVE_OMITS, lock=True), [key]),
         (seats_sql(hands=False, write=True), [key]),
         (open_turns_sql(write=True), [key]),
     ]
@@ -487,8 +488,12 @@ def _lock_for_move(match_id: int) -> tuple[Match, list[Seat], list[tuple], list[
     found, seat_rows, turn_rows, *ids = rows.fetch_many(Match, queries, write=True)
     if not found:
         raise NotFound("There is no such match.")
-    match = rows.build(Match, found[0], write=True, omit=NO_RNG, remember=True)
+    match = rows.build(Match, found[0], write=True, omit=MOVE_OMITS, remember=True)
     return match, _seats_built(seat_rows), turn_rows, [row[0] for row in ids[0]] if ids else []
+
+
+# A move reads neither the random generator nor the public view, which it replaces (_store_state).
+MOVE_OMITS = (*NO_RNG, "public_view")
 
 
 @cache

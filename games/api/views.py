@@ -211,9 +211,8 @@ class MatchMoves(APIView):
         responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, match_id: int) -> Response:
-        form = s.MoveSubmitSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        move = services.move_play(match_id=match_id, user=request.user, **form.service_arguments())
+        arguments = s.MoveSubmitSerializer.arguments(request.data)
+        move = services.move_play(match_id=match_id, user=request.user, **arguments)
         played = {
             "match": move.match.pk,
             "seq": move.seq,
