@@ -17,6 +17,7 @@
   ``COMMIT; sql; ...``, and finds their row counts in its ``committed_counts`` (None if they did not run
   or failed: the hook then runs them itself). As the hook is Django's own, a rolled-back savepoint
   drops its statements with it.
+- JSON values are written by orjson (``json_dumps``), not by json.dumps.
 - Statements can also go just before the COMMIT, in its round trip: a hook's ``before_commit`` (see
   games.rows.Writes.flush_at_commit). The server runs nothing after a statement that fails, so the
   COMMIT then never runs and the transaction rolls back; the hook may name the exception to raise
@@ -28,12 +29,14 @@
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 import select
 import time
 from functools import cache
 from typing import Any
 
+import orjson
 import psycopg
 from django.db.backends.postgresql.base import Cursor as PostgreSQLCursor
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLDatabaseWrapper
@@ -41,6 +44,7 @@ from django.db.backends.postgresql.operations import DatabaseOperations as Postg
 from psycopg import adapt, generators, pq
 from psycopg import errors as psycopg_errors
 from psycopg.postgres import types
+from psycopg.types.json import Jsonb
 
 TIMESTAMPTZ = types["timestamptz"].oid
 IDLE, INTRANS = pq.TransactionStatus.IDLE, pq.TransactionStatus.INTRANS
@@ -54,11 +58,33 @@ log = logging.getLogger(__name__)
 
 
 class DatabaseOperations(PostgreSQLOperations):
+    def adapt_json_value(self, value: Any, encoder: type[json.JSONEncoder] | None) -> Jsonb:
+        if encoder is None:
+            return Jsonb(value, dumps=json_dumps)
+        return super().adapt_json_value(value, encoder)
+
     def last_executed_query(self, cursor: Any, sql: str, params: Any) -> str | None:
         query = super().last_executed_query(cursor, sql, params)
         # Django logs the BEGIN on its own when it turns autocommit off: the statement is logged alone.
         begun = getattr(cursor, "begun", "")
         return query[len(begun) :] if query and begun and query.startswith(begun) else query
+
+
+# What orjson would write where json.dumps refuses (a date, a dataclass) is left to json.dumps.
+_ORJSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def json_dumps(value: Any) -> bytes | str:
+    """A JSON column's value as json.dumps writes it (but for a NaN, which orjson writes as null and
+    PostgreSQL refuses from json.dumps), by orjson: six times faster, and a move writes half a dozen
+    such values. Whatever orjson refuses (an integer past 64 bits, a type json.dumps does not know
+    either) goes to json.dumps, which writes it or raises as Django would have."""
+    if type(value) in (dict, list):
+        try:
+            return orjson.dumps(value, option=_ORJSON)
+        except TypeError:
+            pass
+    return json.dumps(value)
 
 
 class DatabaseWrapper(PostgreSQLDatabaseWrapper):
