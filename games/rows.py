@@ -273,6 +273,34 @@ def _insert_sql(
     return found
 
 
+_Named = list[tuple[str, models.Field]]
+_updates: dict[tuple, tuple[_Named, _Named, str]] = {}
+
+
+def _update_sql(
+    model: type[models.Model],
+    connection: BaseDatabaseWrapper,
+    names: tuple[str, ...],
+    where: tuple[tuple[str, bool], ...],
+) -> tuple[_Named, _Named, str]:
+    """The fields an UPDATE of ``model`` sets (``names``) and compares (``where``: attname and whether
+    the value is None, which asks for IS NULL and takes no parameter), and its text."""
+    key = (model, connection.alias, names, where)
+    found = _updates.get(key)
+    if found is None:
+        quote = connection.ops.quote_name
+        meta = model._meta
+        setting = [(name, meta.get_field(name)) for name in names]
+        matching = [(name, meta.get_field(name)) for name, null in where if not null]
+        conditions = [
+            f"{quote(meta.get_field(name).column)} {'IS NULL' if null else '= %s'}" for name, null in where
+        ]
+        assignments = ", ".join(f"{quote(field.column)} = %s" for _, field in setting)
+        sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {' AND '.join(conditions)}"  # nosec B608
+        found = _updates[key] = (setting, matching, sql)
+    return found
+
+
 @dataclass(frozen=True)
 class _Held:
     sql: str
@@ -327,25 +355,13 @@ class Writes:
         A None in ``where`` asks for IS NULL. If no row matches, ``refusal`` is raised by the flush (or
         by the commit, see ``flush_at_commit``), and the transaction rolls back."""
         connection = self.connection
-        quote = connection.ops.quote_name
-        meta = model._meta
-        assignments, params = [], []
-        for name, value in values.items():
-            field = meta.get_field(name)
-            assignments.append(f"{quote(field.column)} = %s")
-            params.append(field.get_db_prep_save(value, connection))
-        conditions = []
-        for name, value in where.items():
-            field = meta.get_field(name)
-            if value is None:
-                conditions.append(f"{quote(field.column)} IS NULL")
-                continue
-            conditions.append(f"{quote(field.column)} = %s")
-            params.append(field.get_db_prep_value(value, connection, prepared=False))
-        sql = (
-            f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "  # nosec B608
-            f"WHERE {' AND '.join(conditions)}"
+        setting, matching, sql = _update_sql(
+            model, connection, tuple(values), tuple((name, value is None) for name, value in where.items())
         )
+        params = [field.get_db_prep_save(values[name], connection) for name, field in setting]
+        params += [
+            field.get_db_prep_value(where[name], connection, prepared=False) for name, field in matching
+        ]
         done = (lambda row, count: then(count)) if then else _ignore
         self._held.append(_Held(sql, params, done, refusal))
 
