@@ -102,8 +102,14 @@ def _instance(model: type[M], alias: str, names: tuple[str, ...], values: list[A
     """What ``model.from_db`` gives, without running ``Model.__init__`` field by field: the values go
     straight into the instance's ``__dict__``, where Django's field descriptors look for them (the
     names left out stay deferred). That was most of the cost of the half-dozen rows a move reads.
-    Models with pre_init or post_init receivers (an ImageField's, say) still go through ``from_db``."""
-    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+    A model with its own ``__init__`` or ``from_db``, or with pre_init or post_init receivers (an
+    ImageField's, say), still goes through ``from_db``."""
+    if (
+        model.__init__ is not models.Model.__init__
+        or model.from_db.__func__ is not models.Model.from_db.__func__
+        or signals.pre_init.has_listeners(model)
+        or signals.post_init.has_listeners(model)
+    ):
         return model.from_db(alias, names, values)
     instance = model.__new__(model)
     state = instance._state = ModelState()

@@ -80,6 +80,20 @@ def test_a_model_with_init_receivers_is_built_through_them(clocked_match):
     assert seen == [clocked_match.pk] and field_values(built) == field_values(Match.objects.get(pk=built.pk))
 
 
+def test_a_model_with_its_own_init_is_built_through_it(clocked_match, monkeypatch):
+    seen = []
+    plain = Match.__init__
+
+    def init(self, *args, **kwargs):
+        seen.append(len(args))
+        plain(self, *args, **kwargs)
+
+    monkeypatch.setattr(Match, "__init__", init)
+    found = rows.fetch(Match, selectors.match_sql(omit=()), [clocked_match.pk])
+    built = rows.build(Match, found[0])
+    assert seen == [len(Match._meta.concrete_fields)] and built.pk == clocked_match.pk
+
+
 @pytest.mark.parametrize("match_id", [0, -1, 2**63, "x", None, "1; DROP TABLE games_match"])
 def test_a_match_id_that_cannot_exist_is_not_found(match_id):
     with pytest.raises(NotFound):
