@@ -21,7 +21,8 @@ from tests.faults.conftest import (
 )
 
 CLIENTS = 6
-MATCHES_EACH = 2
+# Enough games that no client runs out of moves before the kills are over, however fast moves go.
+MATCHES_EACH = 10
 WORKERS = 3
 KILLS = 5
 
@@ -130,6 +131,12 @@ def test_a_web_process_killed_in_the_middle_of_moves_leaves_no_partial_state(sta
     kills = [0]
 
     def kill() -> None:
+        try:
+            kill_workers()
+        finally:
+            stop.set()  # the clients stop even when this fails, and the test reports why
+
+    def kill_workers() -> None:
         nonlocal targeted
         time.sleep(1.0)  # the clients get going
         # At least KILLS, and more (up to a limit) until one has cut a request short.
@@ -148,7 +155,6 @@ def test_a_web_process_killed_in_the_middle_of_moves_leaves_no_partial_state(sta
         last_kill[0] = time.monotonic()
         # The server goes on: every client gets moves through after the last kill.
         wait_until(lambda: all(after_kills) or problems, "moves after the kills", timeout=60)
-        stop.set()
 
     errors = run_threads([lambda c=c: play(c) for c in range(CLIENTS)] + [kill])
     assert not errors, errors
