@@ -186,6 +186,12 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
             return sum(1 for a in answers if a.phase == phase_name and a.kind == "move" and a.status == 201)
 
     def control() -> None:
+        try:
+            cut_and_restore()
+        finally:
+            stop.set()  # the clients stop even when this fails, and the test reports why
+
+    def cut_and_restore() -> None:
         wait_until(lambda: moved("before") >= 2 * CLIENTS, "moves before the cut", timeout=60)
         # Stopping and starting a server takes a moment, during which either answer is right: requests
         # begun then count as "edge", and only those begun once it is surely gone must be refused.
@@ -205,7 +211,6 @@ def run(stack, pg: Db, redis, outage: Outage, database_url: str) -> None:
 
         wait_until(healthy, "/healthz to recover", timeout=30)
         wait_until(lambda: moved("after") >= 4 * CLIENTS, "moves after the database came back", timeout=60)
-        stop.set()
 
     errors = run_threads([lambda c=c: play(c) for c in range(CLIENTS)] + [browse, control])
     assert not errors, errors
