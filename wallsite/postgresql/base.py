@@ -128,6 +128,7 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
         got = iter(results)
         for _ in opening:
             self._commit_check(next(got, None), encoding)
+        loader = adapt.Transformer(connection)  # loads the held statements' rows, one result at a time
         loaded = []
         for hook, each in zip(before, first, strict=True):
             rows = []
@@ -140,7 +141,7 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
                         self.rollback()
                         raise refusal
                 self._commit_check(result, encoding)
-                rows.append((_first_row(connection, result), result.command_tuples or 0))
+                rows.append((_first_row(loader, result), result.command_tuples or 0))
             loaded.append(rows)
         self._commit_check(next(got, None), encoding)  # the COMMIT's own
         for hook, rows in zip(before, loaded, strict=True):
@@ -233,11 +234,10 @@ def _begin_owed(connection: psycopg.Connection) -> str | None:
     return None
 
 
-def _first_row(connection: psycopg.Connection, result: pq.abc.PGresult) -> tuple | None:
+def _first_row(loader: adapt.Transformer, result: pq.abc.PGresult) -> tuple | None:
     """The first row of a result, its values loaded as a cursor would, or None."""
     if not result.ntuples:
         return None
-    loader = adapt.Transformer(connection)
     loader.set_pgresult(result)
     return loader.load_row(0, tuple)
 

@@ -73,8 +73,8 @@ TEMPLATES = [
 
 
 # Django's PostgreSQL backend: a health check that costs no round trip, timestamps read by psycopg's
-# compiled loader, BEGIN sent with a transaction's first statement and commit hooks' statements with
-# its COMMIT (see its module).
+# compiled loader, JSON written by orjson, BEGIN sent with a transaction's first statement, and writes
+# held for the COMMIT and commit hooks' statements sent with it (see its module).
 POSTGRESQL_ENGINE = "wallsite.postgresql"
 
 
