@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -140,6 +141,8 @@ def changed(instance: models.Model, fields: Sequence[models.Field]) -> dict[str,
 def fetch(model: type[models.Model], sql: str, params: Sequence[Any], *, write: bool = False) -> list[tuple]:
     """The rows of one SELECT on ``model``'s database (the write one when the caller will write)."""
     connection = connection_for(model, write=write)
+    if _carried(connection):
+        return fetch_many(model, [(sql, params)], write=write)[0]
     with connection.cursor() as cursor:
         cursor.execute(prepared(connection, sql), params)
         return cursor.fetchall()
@@ -151,23 +154,98 @@ def fetch_many(
     """The rows of several SELECTs (nothing else) on ``model``'s database, in order. PostgreSQL (with
     the default client-side binding) gets them as one query string: one round trip, each statement
     still with its own snapshot, so one that follows a ``FOR UPDATE`` sees what was committed before
-    the lock was granted. Other databases run them one after the other."""
+    the lock was granted. Other databases run them one after the other.
+
+    The reads held by ``carry`` go first, and their ``done`` runs (and may raise) before these rows
+    are returned."""
     connection = connection_for(model, write=write)
+    carried = _take_carried(connection)
+    queries = [*((sql, params) for sql, params, _ in carried), *queries]
     with connection.cursor() as cursor:
         if not _several_per_execute(connection):
             results = []
             for sql, params in queries:
                 cursor.execute(sql, params)
                 results.append(cursor.fetchall())
-            return results
-        cursor.execute(
-            "; ".join(prepared(connection, sql) for sql, _ in queries),
-            [param for _, params in queries for param in params],
-        )
-        results = [cursor.fetchall()]
-        while cursor.nextset():
-            results.append(cursor.fetchall())
-    return results
+        else:
+            cursor.execute(
+                "; ".join(prepared(connection, sql) for sql, _ in queries),
+                [param for _, params in queries for param in params],
+            )
+            results = [cursor.fetchall()]
+            while cursor.nextset():
+                results.append(cursor.fetchall())
+    for (_, _, done), found in zip(carried, results, strict=False):
+        done(found)
+    return results[len(carried) :]
+
+
+# --- reads carried by the next round trip ---------------------------------------------------------------
+# A request's first read can be sent with the reads it comes before: an API token's lookup goes in the
+# round trip that locks the match (games/api/authentication.py). Nothing else may reach the database
+# before a carried read has run: ``carrying`` makes sure of it.
+
+Carried = tuple[str, Sequence[Any], Callable[[list[tuple]], None]]
+
+
+def carry(
+    model: type[models.Model], sql: str, params: Sequence[Any], *, done: Callable[[list[tuple]], None]
+) -> None:
+    """Hold the SELECT ``sql`` for the next ``fetch`` or ``fetch_many`` on ``model``'s database, which
+    sends it first, in the same round trip, then passes its rows to ``done``; any other statement
+    runs it alone first (within ``carrying``), and so does ``run_carried``. Only within ``carrying``."""
+    connection = connection_for(model)
+    if not getattr(connection, "rows_guarded", False):
+        raise RuntimeError("rows.carry is only for use within rows.carrying().")
+    connection.rows_carried = [*_carried(connection), (sql, params, done)]
+
+
+def run_carried(model: type[models.Model]) -> None:
+    """Run the reads held for ``model``'s database now, on their own."""
+    connection = connection_for(model)
+    carried = _take_carried(connection)
+    if not carried:
+        return
+    with connection.cursor() as cursor:
+        for sql, params, done in carried:
+            cursor.execute(prepared(connection, sql), params)
+            done(cursor.fetchall())
+
+
+@contextmanager
+def carrying(model: type[models.Model]) -> Iterator[None]:
+    """Where reads may be carried on ``model``'s database: a statement that does not carry them (the
+    ORM's, a flush, a write held for the COMMIT), on any database, first runs them alone, so that none
+    goes ahead of them. On leaving, what is still held is dropped unrun."""
+    connection = connection_for(model)
+
+    def first_the_carried(
+        execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+    ) -> Any:
+        if _carried(connection):
+            run_carried(model)
+        return execute(sql, params, many, context)
+
+    connection.rows_guarded = True
+    try:
+        with ExitStack() as stack:
+            for each in connections.all():
+                stack.enter_context(each.execute_wrapper(first_the_carried))
+            yield
+    finally:
+        connection.rows_guarded = False
+        connection.rows_carried = []
+
+
+def _carried(connection: BaseDatabaseWrapper) -> list[Carried]:
+    return getattr(connection, "rows_carried", None) or []
+
+
+def _take_carried(connection: BaseDatabaseWrapper) -> list[Carried]:
+    carried = _carried(connection)
+    if carried:
+        connection.rows_carried = []
+    return carried
 
 
 def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
@@ -407,6 +485,7 @@ class Writes:
         if (
             not self._held
             or self._after
+            or _carried(connection)  # a held read must go first: flush() runs it
             or not getattr(connection, "commits_with_statements", False)
             or not _several_per_execute(connection)
             or not connection.in_atomic_block

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from games import presence, selectors, services
 from games.api import serializers as s
+from games.api.authentication import TokenCheckedFirst
 
 ERRORS = {
     400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
@@ -33,6 +34,10 @@ ERRORS = {
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: ERRORS[code] for code in codes}
+
+
+class ApiView(TokenCheckedFirst, APIView):
+    """The base of the API's views (see TokenCheckedFirst)."""
 
 
 MATCH_ID = OpenApiParameter("match_id", int, OpenApiParameter.PATH, description="The match's id.")
@@ -49,7 +54,7 @@ def _detail(request: Request, match_id: int, *, code: int = status.HTTP_200_OK) 
     return Response(s.match_detail_data(mv), status=code)
 
 
-class ApiRoot(APIView):
+class ApiRoot(ApiView):
     permission_classes = [AllowAny]
 
     @extend_schema(exclude=True)
@@ -76,7 +81,7 @@ class Ping(APIView):
         return Response({"ok": True})
 
 
-class GameList(APIView):
+class GameList(ApiView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -86,7 +91,7 @@ class GameList(APIView):
         return Response(s.games_data())
 
 
-class MatchList(APIView):
+class MatchList(ApiView):
     permission_classes = [IsAuthenticatedOrReadOnly]
     pagination_class = MatchPagination
 
@@ -127,7 +132,7 @@ class MatchList(APIView):
         return response
 
 
-class MatchDetail(APIView):
+class MatchDetail(ApiView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -142,7 +147,7 @@ class MatchDetail(APIView):
         return Response(s.match_detail_data(mv))
 
 
-class MatchJoin(APIView):
+class MatchJoin(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -156,7 +161,7 @@ class MatchJoin(APIView):
         return _detail(request, match_id)
 
 
-class MatchLeave(APIView):
+class MatchLeave(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -170,7 +175,7 @@ class MatchLeave(APIView):
         return _detail(request, match_id)
 
 
-class MatchResign(APIView):
+class MatchResign(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -184,7 +189,7 @@ class MatchResign(APIView):
         return _detail(request, match_id)
 
 
-class MatchLegalMoves(APIView):
+class MatchLegalMoves(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -199,7 +204,7 @@ class MatchLegalMoves(APIView):
         return Response(s.legal_moves_data(mv))
 
 
-class MatchMoves(APIView):
+class MatchMoves(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -224,7 +229,7 @@ class MatchMoves(APIView):
         return Response(played, status=status.HTTP_201_CREATED)
 
 
-class MatchLog(APIView):
+class MatchLog(ApiView):
     permission_classes = [AllowAny]
 
     @extend_schema(
