@@ -13,7 +13,6 @@ then parses and plans it once, work that had been nearly half of what a move cos
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -258,11 +257,20 @@ def _several_per_execute(connection: BaseDatabaseWrapper) -> bool:
     )
 
 
-# The statements prepared on each PostgreSQL session (the psycopg connection: a new one after a
-# reconnect starts empty, as its session does): SQL text -> the EXECUTE that runs it. A match's UPDATE
-# varies with the columns a move changed, so the count is capped; past it, statements run unprepared.
-_sessions: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+# A match's UPDATE varies with the columns a move changed, so the count of statements prepared on a
+# session is capped; past it, statements run unprepared.
 PREPARED_PER_SESSION = 200
+
+
+def session_statements(raw: Any) -> dict[str, str]:
+    """The statements prepared on the PostgreSQL session of the psycopg connection ``raw``: SQL text ->
+    the EXECUTE that runs it. Kept on the connection, so that a new one after a reconnect starts
+    empty, as its session does (and a look-up costs an attribute, not a weak reference)."""
+    try:
+        return raw.wallsite_prepared
+    except AttributeError:
+        raw.wallsite_prepared = {}
+        return raw.wallsite_prepared
 
 
 def prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
@@ -278,7 +286,7 @@ def prepared(connection: BaseDatabaseWrapper, sql: str) -> str:
     Elsewhere (SQLite, server-side binding, ``DATABASE_PREPARE`` off), ``sql`` is returned as it is."""
     if not settings.DATABASE_PREPARE or not _several_per_execute(connection) or connection.connection is None:
         return sql
-    executes = _sessions.setdefault(connection.connection, {})
+    executes = session_statements(connection.connection)
     execute = executes.get(sql)
     if execute is None:
         if len(executes) >= PREPARED_PER_SESSION:
@@ -305,7 +313,7 @@ def statement_text(connection: BaseDatabaseWrapper, logged: str) -> str:
         return logged
     names = {
         execute.split("(")[0].split()[1]: sql
-        for sql, execute in _sessions.get(connection.connection, {}).items()
+        for sql, execute in session_statements(connection.connection).items()
     }
     return re.sub(r"\bEXECUTE (wallsite_\d+)\b", lambda found: names.get(found[1], found[0]), logged)
 

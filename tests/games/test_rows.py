@@ -395,7 +395,7 @@ def test_with_preparing_off_statements_run_as_they_are(clocked_match, settings):
 def test_past_the_cap_statements_run_unprepared(clocked_match, monkeypatch):
     connection.ensure_connection()
     postgresql = connection.vendor == "postgresql"
-    prepared = len(rows._sessions.get(connection.connection, {})) if postgresql else 0
+    prepared = len(rows.session_statements(connection.connection)) if postgresql else 0
     monkeypatch.setattr(rows, "PREPARED_PER_SESSION", prepared)
     sql = SEATS_SQL.replace("ORDER BY", "AND 2 > 1 ORDER BY")
     with CaptureQueriesContext(connection) as executed:
