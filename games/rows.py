@@ -416,7 +416,6 @@ class Writes:
     def __init__(self, model: type[models.Model]) -> None:
         self.connection = connection_for(model, write=True)
         self._held: list[_Held] = []
-        self._after: list[Callable[[], None]] = []
 
     def insert(self, row: models.Model, *, on_conflict: str = "") -> None:
         """Hold the INSERT of ``row`` (see ``insert``); the flush sets its primary key, unless
@@ -457,13 +456,8 @@ class Writes:
         done = (lambda row, count: then(count)) if then else _ignore
         self._held.append(_Held(sql, params, done, refusal))
 
-    def after(self, step: Callable[[], None]) -> None:
-        """Run ``step`` after the next flush (for work that needs the ids the flush gives)."""
-        self._after.append(step)
-
     def flush(self) -> None:
         held, self._held = self._held, []
-        after, self._after = self._after, []
         if held:
             with self.connection.cursor() as cursor:
                 if len(held) > 1 and _several_per_execute(self.connection):
@@ -479,20 +473,17 @@ class Writes:
                     for statement in held:
                         cursor.execute(prepared(self.connection, statement.sql), statement.params)
                         statement.checked(_first_row(cursor), cursor.rowcount)
-        for step in after:
-            step()
 
     def flush_at_commit(self) -> None:
         """Flush, or on PostgreSQL send what is held in the round trip of the COMMIT that ends the
         transaction under way, when that is the next thing it does: the last writes of a move then
         cost no round trip of their own. Call it last in the outermost ``transaction.atomic()`` block;
-        elsewhere (a nested block, a test's transaction, SQLite, steps held by ``after``) it flushes
+        elsewhere (a nested block, a test's transaction, SQLite, a read still carried) it flushes
         now. Until the commit, the rows are not in the database and a new row has no id; a refusal
         comes from the commit, which then rolls back (see wallsite/postgresql)."""
         connection = self.connection
         if (
             not self._held
-            or self._after
             or _carried(connection)  # a held read must go first: flush() runs it
             or not getattr(connection, "commits_with_statements", False)
             or not _several_per_execute(connection)
