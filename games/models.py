@@ -173,7 +173,9 @@ class Turn(models.Model):
 class Move(models.Model):
     """Append-only log: one row per applied move (or automatic step, with no seat)."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    # No index of its own: the unique (match, seq) serves every look-up by match, and a move's INSERT
+    # would keep both up to date.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="moves")
     move = models.JSONField(null=True, blank=True)
@@ -232,7 +234,10 @@ class Notification(models.Model):
         SKIPPED = "skipped", "Not needed any more"
         FAILED = "failed", "Could not be sent"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    # No index of its own: the unique (user, key) serves every look-up by user.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications", db_index=False
+    )
     match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     turn = models.ForeignKey(Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
