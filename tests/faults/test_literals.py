@@ -28,6 +28,7 @@ SERVER = with_database(_server_url(), "postgres")
 @pytest.fixture(scope="module")
 def conn():
     with psycopg.connect(libpq(SERVER), autocommit=True) as connection:
+        connection.execute("SET TimeZone = 'UTC'")  # the times read back stay within Python's years
         yield connection
 
 
