@@ -75,10 +75,19 @@ def test_any_other_statement_runs_the_carried_read_alone_first(started_match):
 
 def test_a_refused_carried_read_keeps_the_statement_after_it_from_running(started_match):
     match = started_match()
-    with rows.carrying(Match):
+    sent: list[str] = []
+
+    def record(execute, sql, params, many, context):  # inside carrying's: sees what reaches the driver
+        sent.append(rows.statement_text(connection, sql))
+        return execute(sql, params, many, context)
+
+    # The savepoint goes before the read is held, so that the UPDATE is the statement that runs it.
+    recorded = connection.execute_wrapper(record)
+    with rows.carrying(Match), recorded, pytest.raises(Refused), transaction.atomic():
         rows.carry(Seat, SEATS, [match.pk], done=refuse)
-        with pytest.raises(Refused), transaction.atomic():
-            Match.objects.filter(pk=match.pk).update(name="Should not happen")
+        Match.objects.filter(pk=match.pk).update(name="Should not happen")
+    assert any("games_seat" in each for each in sent)
+    assert not any("UPDATE" in each for each in sent)
     assert Match.objects.get(pk=match.pk).name != "Should not happen"
 
 
