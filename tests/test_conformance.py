@@ -9,10 +9,13 @@ its slug and number, so a failure message names a game that replays the same way
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import random
+import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
@@ -613,3 +616,243 @@ def test_skipping_a_timed_out_seat_keeps_the_game_consistent(engine: Engine) -> 
                 position, _ = engine.apply(position, seat, rng.choice(engine.legal_moves(position, seat)))
     assert outcomes, "no game was still going at the cut points: nothing was checked"
     assert len(set(outcomes)) == 1, f"skip works only sometimes: {outcomes}"
+
+
+# --- malformed input ----------------------------------------------------------------------------------
+# Moves reach ``apply`` from browsers and the API, and notation reaches ``parse_move`` from forms and
+# e-mail: whatever arrives, an engine refuses it with IllegalMove and a reason fit to show a person, never
+# with another exception, and never by echoing text a page or a log cannot hold.
+JUNK_GAMES = 8  # random games per engine whose positions are probed
+JUNK_POSITIONS = 24  # at most, per engine: the first position of each kind of move, then a spread
+REASON_LIMIT = 1_000  # characters; a reason must not carry a megabyte of input back to the page
+
+
+def _nested(depth: int, wrap: Callable[[Any], Any]) -> Any:
+    value: Any = None
+    for _ in range(depth):
+        value = wrap(value)
+    return value
+
+
+JUNK_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2**70,
+    -(2**70),
+    1.5,
+    float("nan"),
+    float("inf"),
+    "NaN",
+    "Infinity",
+    "-0",
+    "",
+    " ",
+    "x" * 10_000,
+    "\x00",
+    "\ud800",
+    "a\udfffb",
+    "\ufffe",
+    "\u202e",
+    [],
+    [[]],
+    {},
+    {"a": 1},
+    ["x"],
+    [0],
+    _nested(50, lambda inner: [inner]),
+    _nested(50, lambda inner: {"a": inner}),
+]
+JUNK_KEYS: list[Any] = ["nonsense", "", "\x00", "\ud800", "x" * 10_000, 0, None, True]
+
+
+def _canonical(move: Any) -> str | None:
+    """A move as JSON with sorted keys, so True never passes for 1 nor 1.0 for 1; None if not JSON."""
+    try:
+        return json.dumps(move, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def _near_misses(value: Any) -> list[Any]:
+    """A legal value in another JSON type, or spoilt a little."""
+    out: list[Any] = [[value], {"value": value}]
+    if isinstance(value, bool):
+        out += [int(value), str(value).lower()]
+    elif isinstance(value, int):
+        out += [float(value), str(value), value + 2**64]
+    elif isinstance(value, str):
+        out += [value.upper(), f"{value}\x00", f" {value}", value * 1_000, value.encode()]
+    elif isinstance(value, list):
+        out += [value[:-1], [*value, *value[:1]], [[item] for item in value], tuple(value)]
+    return out
+
+
+def _junk_moves(engine: Engine, listed: list[Move]) -> list[tuple[str, Any]]:
+    """Every key of the listed moves given junk of every JSON type; keys dropped, renamed and added; and
+    moves that are not dicts at all. Described with ``ascii`` so a failure message is readable."""
+    first: dict[str, Move] = {}
+    for move in listed:
+        for key in move:
+            first.setdefault(key, move)
+    out: list[tuple[str, Any]] = []
+    for key, move in first.items():
+        for value in [*JUNK_VALUES, *_near_misses(move[key])]:
+            out.append((f"{key}={ascii(value)[:40]}", {**move, key: value}))
+        out.append((f"without {key}", {k: v for k, v in move.items() if k != key}))
+        out.append((f"{key} renamed", {(k.upper() if k == key else k): v for k, v in move.items()}))
+    some = listed[0]
+    for key in JUNK_KEYS:
+        out.append((f"with the key {ascii(key)[:40]}", {**some, key: 1}))
+    for other in (None, True, 0, 1.5, "", engine.format_move(some), [], [some], list(some.items()), {}):
+        out.append((f"not a dict: {ascii(other)[:40]}", other))
+    return out
+
+
+def _junk_positions(engine: Engine) -> list[tuple[Game, Step]]:
+    """Positions of random games: the first that offers each kind of move (its key set), then the middle
+    of each game and every 40th step."""
+    picked: list[tuple[Game, Step]] = []
+    spread: list[tuple[Game, Step]] = []
+    seen: set[frozenset[str]] = set()
+    for number in range(JUNK_GAMES):
+        game = _played(engine, number)
+        moves = [step for step in game.steps if step.seat is not None]
+        for step in moves:
+            shapes = {frozenset(m) for m in step.listed}
+            if shapes - seen:
+                seen |= shapes
+                picked.append((game, step))
+            elif step is moves[len(moves) // 2] or step.number % 40 == 0:
+                spread.append((game, step))
+    return [*picked, *spread][:JUNK_POSITIONS]
+
+
+def _reason_problem(refused: IllegalMove) -> str | None:
+    """What is wrong with the reason an IllegalMove gives, if anything."""
+    if len(refused.args) != 1 or not isinstance(refused.args[0], str):
+        return f"the reason is not one str but {refused.args!r:.80}"
+    text = refused.args[0]
+    if not text.strip():
+        return "the reason is empty"
+    if len(text) > REASON_LIMIT:
+        return f"the reason is {len(text)} characters long"
+    for char in text:
+        # NUL and other controls, lone surrogates (no UTF-8, so no page, database row or e-mail holds
+        # them) and non-characters.
+        if unicodedata.category(char) in ("Cc", "Cs", "Cn") and char not in "\n\t":
+            return f"the reason holds the character {char!a}"
+    return None
+
+
+def _kind(what: str, problem: str) -> str:
+    """What a failure is about, without the numbers that differ from one example to the next."""
+    return re.sub(r"\b\d+\b", "N", f"{what}: {problem.split(':')[0]}")
+
+
+def _attempt(call: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
+    """(result, None) if ``call(*args)`` returned; (None, problem) if it raised anything but a proper
+    refusal."""
+    try:
+        return call(*args), None
+    except IllegalMove as refused:
+        return None, _reason_problem(refused)
+    except Exception as other:  # the very thing under test: anything but IllegalMove is a failure
+        return None, f"raised {type(other).__name__}: {ascii(str(other))[:120]}"
+
+
+def test_apply_refuses_junk_of_every_shape_with_a_reason(engine: Engine) -> None:
+    problems: dict[str, str] = {}  # one example per kind of failure, so the report shows them all
+    tried = 0
+    for game, step in _junk_positions(engine):
+        state, seat = step.state, step.seat
+        assert seat is not None
+        before = copy.deepcopy(state)
+        listed = {_canonical(m) for m in step.listed}
+        others = [s for s in range(game.seats) if s not in engine.actors(state)]
+        for what, junk in _junk_moves(engine, step.listed):
+            if _canonical(junk) in listed:
+                continue  # junk that happens to be legal here
+            for mover in [seat, *others[:1]]:
+                tried += 1
+                where = f"{game.where(step.number)}, seat {mover}"
+                accepted, problem = _attempt(engine.apply, state, mover, junk)
+                if accepted is not None:
+                    problem = "accepted"
+                if state != before:
+                    problem = f"changed the state ({problem or 'refused'})"
+                    state = copy.deepcopy(before)
+                if problem is not None:
+                    problems.setdefault(_kind(what.split("=")[0], problem), f"{where}: {problem}")
+    assert tried
+    assert not problems, (
+        f"{engine.slug}: {len(problems)} kinds of junk move not refused properly:\n"
+        + "\n".join(f"  {kind} -- {example}" for kind, example in sorted(problems.items()))
+    )
+
+
+JUNK_TEXTS: list[str] = [
+    "",
+    " ",
+    "\t\n",
+    "\x00",
+    "\ud800",
+    "\udfff",
+    "\ufffe",
+    "\u202e",
+    "x" * 100_000,
+    "(" * 10_000 + ")" * 10_000,
+    "[" * 1_000 + "]" * 1_000,
+    "{" * 1_000,
+    "9" * 5_000,
+    "-" * 10_000,
+    "\n".join(["x"] * 10_000),
+]
+
+
+def _spoilt_texts(text: str) -> list[tuple[str, bool]]:
+    """Notation of a legal move, spoilt; True where the result must be refused (the rest may parse)."""
+    return [
+        (f"{text}\x00", True),
+        (f"\x00{text}", True),
+        (f"{text[:1]}\ud800{text[1:]}", True),
+        (f"{text}\udfff", True),
+        (f"{text}\ufffe", True),
+        (text * 5_000, True),
+        ("(" * 500 + text + ")" * 500, True),
+        ("[" * 500 + text + "]" * 500, True),
+        (re.sub(r"\d", "\u0663", text), False),  # Arabic-Indic digits: refused or read as digits
+        (text.upper(), False),
+        *([(re.sub(r"\d+", "9" * 5_000, text), True)] if re.search(r"\d", text) else []),
+    ]
+
+
+def test_parse_move_refuses_any_junk_text_with_a_reason(engine: Engine) -> None:
+    samples: list[str] = []
+    for _, step in _junk_positions(engine)[:6]:
+        firsts = {frozenset(m): m for m in reversed(step.listed)}
+        samples += [engine.format_move(m) for m in firsts.values()]
+    cases = [(t, True) for t in JUNK_TEXTS] + [case for s in samples for case in _spoilt_texts(s)]
+    problems: dict[str, str] = {}
+    for text, must_refuse in cases:
+        parsed, problem = _attempt(engine.parse_move, text)
+        if parsed is not None and must_refuse:
+            problem = f"read as {ascii(parsed)[:80]}"
+        elif parsed is not None and not isinstance(parsed, dict):
+            problem = f"returned {ascii(parsed)[:80]}"
+        if problem is not None:
+            problems.setdefault(_kind("text", problem), f"{ascii(text)[:60]} ({len(text)} chars): {problem}")
+    for other in (None, 5, 1.5, b"end", ["end"], {"text": "end"}):
+        parsed, problem = _attempt(engine.parse_move, other)
+        if parsed is not None:
+            problem = f"read as {ascii(parsed)[:80]}"
+        if problem is not None:
+            problems.setdefault(_kind("not text", problem), f"{other!a}: {problem}")
+    assert samples
+    assert not problems, (
+        f"{engine.slug}: {len(problems)} kinds of junk text not refused properly:\n"
+        + "\n".join(f"  {kind} -- {example}" for kind, example in sorted(problems.items()))
+    )

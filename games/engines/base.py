@@ -8,7 +8,11 @@ list of legal moves and no rule is written twice.
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import random
+import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -93,10 +97,81 @@ class SvgRenderer(Protocol):
     def render(self, view: View, seat: int | None, *, interactive: bool) -> str: ...
 
 
+# --- input from outside ---------------------------------------------------------------------------------
+# Move dicts arrive from browsers and the API as JSON, notation from forms and e-mail. Every engine checks
+# both on the way in (see ``Engine.__init_subclass__``), so the rules code only ever meets a dict of the
+# game's own keys to short plain values, or a short readable text: never an unhashable list where it
+# expects a square, True passed off as 1, nor a NUL, a lone surrogate or a megabyte that a reason would
+# echo into a page, a log or an e-mail.
+NOTATION_LIMIT = 200  # characters of a move in notation; the site's form and API allow as many
+TEXT_LIMIT = 64  # characters of one text in a move dict (the longest any game lists has 13)
+LIST_LIMIT = 16  # items of a list in a move dict (The Wall's catapult area has 3)
+NUMBER_LIMIT = 2**31  # a whole number in a move dict lies strictly between minus this and this
+# A list in a move holds texts and whole numbers; the keys of a game that names none may hold these.
+_ITEM_KINDS: tuple[type, ...] = (str, int)
+_ANY_KINDS: tuple[type, ...] = (str, int, bool, list)
+
+
+def _plain(value: Any, kinds: tuple[type, ...]) -> bool:
+    """Whether ``value`` is of one of ``kinds`` (str, int, bool, list), and small and printable."""
+    if isinstance(value, str):
+        return str in kinds and len(value) <= TEXT_LIMIT and value.isprintable()
+    if isinstance(value, bool):  # before int: True must not pass for 1
+        return bool in kinds
+    if isinstance(value, int):
+        return int in kinds and -NUMBER_LIMIT < value < NUMBER_LIMIT
+    if isinstance(value, list):
+        return list in kinds and len(value) <= LIST_LIMIT and all(_plain(v, _ITEM_KINDS) for v in value)
+    return False  # None, floats (1.0 must not pass for 1 either), dicts, tuples, bytes, objects
+
+
+def _readable(text: str) -> bool:
+    """No control character but tab and line breaks, no lone surrogate or non-character, no invisible
+    formatting (a right-to-left override): what a person can type and read back. Spaces of any width."""
+    return text.isprintable() or all(
+        c.isprintable() or c in "\t\n\r" or unicodedata.category(c) == "Zs" for c in text
+    )
+
+
+def _checking_apply(apply: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(apply)
+    def checked(self: Engine, state: State, seat: int, move: Any, *args: Any, **kwargs: Any) -> Any:
+        return apply(self, state, seat, self.check_move_shape(move), *args, **kwargs)
+
+    return checked
+
+
+def _checking_move(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def checked(self: Engine, move: Any, *args: Any, **kwargs: Any) -> Any:
+        return method(self, self.check_move_shape(move), *args, **kwargs)
+
+    return checked
+
+
+def _checking_notation(parse_move: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(parse_move)
+    def checked(self: Engine, text: Any, *args: Any, **kwargs: Any) -> Any:
+        return parse_move(self, self.check_notation(text), *args, **kwargs)
+
+    return checked
+
+
+# The members that take a move or notation from outside, and the check each gets.
+_CHECKED: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "apply": _checking_apply,
+    "format_move": _checking_move,
+    "click_path": _checking_move,
+    "parse_move": _checking_notation,
+}
+
+
 class Engine:
     """Base class of every game engine. Subclasses fill in the metadata and the rule methods.
 
     A move is a dict; ``legal_moves`` is canonical and sorted, and ``apply`` refuses anything not in it.
+    Before an engine's own code sees a move or notation from outside, this class has refused (with
+    IllegalMove) whatever is not of the shape ``move_fields`` declares or is not readable text.
     """
 
     slug: ClassVar[str]
@@ -108,6 +183,54 @@ class Engine:
     svg: ClassVar[SvgRenderer]
     # Moves written in the game's notation, shown where a player types or mails a move.
     notation_example: ClassVar[str] = ""
+    # The keys of the game's moves and what each holds: str (a short printable text), int (a whole number,
+    # never a bool), bool, list (a short list of texts and whole numbers), or a tuple of these. Empty: any
+    # key, holding any of them (small test engines).
+    move_fields: ClassVar[Mapping[str, type | tuple[type, ...]]] = {}
+    # The reason given for a move of another shape: the game's own words and a hint at its moves.
+    malformed_move: ClassVar[str] = ""
+    _move_kinds: ClassVar[dict[str, tuple[type, ...]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check what comes from outside at the door, once for every engine, so that none can forget:
+        ``apply``, ``format_move`` and ``click_path`` get only moves that pass ``check_move_shape``, and
+        ``parse_move`` only text that passes ``check_notation``. The rules still decide what is legal."""
+        super().__init_subclass__(**kwargs)
+        cls._move_kinds = {
+            key: kinds if isinstance(kinds, tuple) else (kinds,) for key, kinds in cls.move_fields.items()
+        }
+        for name, checking in _CHECKED.items():
+            method = cls.__dict__.get(name)
+            if inspect.isfunction(method):
+                setattr(cls, name, checking(method))
+
+    def check_move_shape(self, move: Any) -> Move:
+        """``move`` itself if it is a dict of the game's keys to plain values of the kinds they hold;
+        otherwise IllegalMove with the game's reason, which echoes nothing of the move."""
+        if isinstance(move, dict) and move:
+            fields = self._move_kinds
+            for key, value in move.items():
+                kinds = fields.get(key) if fields else (_ANY_KINDS if _plain(key, (str,)) else None)
+                if kinds is None or not _plain(value, kinds):
+                    break
+            else:
+                return move
+        raise IllegalMove(self.malformed_move or f"That is not a move of {self.title}.")
+
+    def check_notation(self, text: Any) -> str:
+        """``text`` itself if it is text of a sane length in readable characters; otherwise IllegalMove
+        with a plain reason that echoes none of it."""
+        example = f" For example: {self.notation_example}." if self.notation_example else ""
+        if not isinstance(text, str):
+            raise IllegalMove(f"Write the move as text.{example}")
+        if len(text) > NOTATION_LIMIT and len(text.strip()) > NOTATION_LIMIT:
+            raise IllegalMove(f"That is too long for a move: a move has at most {NOTATION_LIMIT} characters.")
+        if not _readable(text):
+            raise IllegalMove(
+                "A move is written in letters, digits and spaces; that one holds a control character or "
+                "another that cannot be shown."
+            )
+        return text
 
     # --- setup -------------------------------------------------------------------------------------
     def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:

@@ -1490,6 +1490,13 @@ class GreatWall(Engine):
     notation_example = (
         "command tribute, clerk barracks, attack spearman B1-5, build cannon A, shoot cannon A1"
     )
+    # Read off the shapes the notation checks against: a name from a list, a number, or True.
+    move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
+        key: bool if want is True else int if want is int else str
+        for spec in _SHAPES.values()
+        for key, want in spec.items()
+    }
+    malformed_move = f"That is not a move of The Great Wall. {MOVE_HINT}"
     options: ClassVar[dict[str, Option]] = {
         "clans": Option(
             label="Clans",

@@ -1189,6 +1189,19 @@ class Stairways(Engine):
     min_players = 2
     max_players = 4
     notation_example = "H5 c3e-c4e (a heart slides a wall), D7 e4 (a jewel on e4), bid S7, claim S, end"
+    move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
+        **dict.fromkeys(
+            (
+                *("play", "wall", "square", "bid", "wonder", "charge", "teleporter"),
+                *("claim", "block", "give", "choose", "place"),
+            ),
+            str,
+        ),
+        "to": (str, int),  # a wall's destination, or the seat a wonder is given to
+        "yield": bool,
+        "end": bool,
+    }
+    malformed_move = f"That is not a Walls and Stairways move. {MOVE_HINT}"
     options: ClassVar[dict[str, Option]] = {
         "layout": Option(label="Layout", choices=dict(PRESETS), default="classic"),
         "pieces": Option(label="Pieces", choices=dict(PIECE_SETS), default="first_game"),

@@ -862,6 +862,13 @@ class TheWall(Engine):
     min_players = 2
     max_players = 4
     notation_example = "1210-1311 (move), 1210-1211x1311 (move, then attack), 0909 shoot 0712, end"
+    move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
+        **dict.fromkeys(("unit", "act", "to", "via", "as"), str),
+        "area": list,
+        "end": bool,
+        "recruit": bool,
+    }
+    malformed_move = f"That is not a move of The Wall. {MOVE_HINT}"
     options: ClassVar[dict[str, Option]] = {
         "rounds": Option(label="Length (the Wall holds after)", choices=dict(ROUNDS), default="20"),
     }

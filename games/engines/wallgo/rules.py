@@ -209,6 +209,10 @@ class WallGo(Engine):
     min_players = 2
     max_players = 4
     notation_example = "d4 (placing a token) or b2-c3/c3n (moving a token and building a wall)"
+    move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = dict.fromkeys(
+        ("place", "from", "to", "wall"), str
+    )
+    malformed_move = f"That is not a Wall Go move. {PLACE_HINT} {TURN_HINT}"
     options: ClassVar[dict[str, Option]] = {
         "rules": Option(
             label="Rules",

@@ -1084,6 +1084,11 @@ class Wildlings(Engine):
     min_players = 3
     max_players = 6
     notation_example = "bid 3, consolidate, raid blue, march blue 3, defend 2, muster knight, pick green"
+    move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
+        **dict.fromkeys(("order", "levy", "choose"), str),
+        **dict.fromkeys(("card", "target", "bid", "influence", "pick", "discard", "take"), int),
+    }
+    malformed_move = f"That is not a move of this game. {MOVE_HINT}"
     options: ClassVar[dict[str, Option]] = {}
     svg = svg_module
 
