@@ -4,6 +4,9 @@ match log through ``games.services`` and tells the players by e-mail like any ot
 
 Reasons are public: the players read them in the match log. A private ``note`` goes in the record only.
 Report handling and suspensions are recorded but not announced in any match.
+
+A moderator never acts on a match they hold or held a seat in, nor on a report about themselves:
+another moderator must (``seat_held``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_REASON = 300
 MAX_SUSPENSION = timedelta(days=3650)
 REPORTS_PER_DAY = 20
+SEAT_HELD = "You hold or held a seat in this match: another moderator must act on it."
 
 
 class RateLimited(ServiceError):
@@ -95,6 +99,8 @@ def seat_hand_over(
             raise ServiceError(f"There is no player called {username.strip()!r}.")
 
     def change(why: str) -> Move:
+        if user is not None and user.pk == moderator.pk:
+            raise Forbidden("You cannot hand a seat to yourself: another moderator must.")
         return games.seat_hand_over(match_id=match_id, position=position, user=user, bot=bot, reason=why)
 
     target = _occupant(match_id, position)
@@ -205,7 +211,9 @@ def _match_action(
     perm: str = permissions.MATCHES,
     tell_players: bool = True,
 ) -> ModerationAction:
+    """Every moderator action on a match comes through here: the permission, then the seat check."""
     _require(moderator, perm)
+    _refuse_own_match(moderator, match_id)
     reason = _reason(reason)
     report = _report_or_none(report_id)
     with transaction.atomic():
@@ -229,6 +237,27 @@ def _match_action(
     return action
 
 
+def seat_held(*, user: AbstractBaseUser, match_id: int) -> bool:
+    """Whether ``user`` holds a seat in the match, in any status (playing, resigned, forfeited), or held
+    one a moderator handed to someone else: the seat then names its new holder, and only the hand-over's
+    record (its ``target_user``, the occupant before) remembers the old one."""
+    if not user.is_authenticated:
+        return False
+    return (
+        Seat.objects.filter(match_id=match_id, user_id=user.pk).exists()
+        or ModerationAction.objects.filter(
+            match_id=match_id, kind=Kind.HAND_OVER, target_user_id=user.pk
+        ).exists()
+    )
+
+
+def _refuse_own_match(moderator: AbstractBaseUser, match_id: int) -> None:
+    # A player judging their own match could pause a lost position, read the other hands or adjudicate
+    # a rated result in their own favour.
+    if seat_held(user=moderator, match_id=match_id):
+        raise Forbidden(SEAT_HELD)
+
+
 def _occupant(match_id: int, position: int) -> AbstractBaseUser | None:
     seat = Seat.objects.filter(match_id=match_id, position=position).select_related("user").first()
     return seat.user if seat else None
@@ -245,6 +274,7 @@ def message_hide(*, moderator: AbstractBaseUser, message_id: int, reason: str) -
         message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
         if message is None:
             raise NotFound("There is no such message.")
+        _refuse_own_match(moderator, message.match_id)
         if message.hidden_at is not None:
             raise Conflict("This message is hidden already.")
         author = get_user_model().objects.get(pk=message.author_id)
@@ -453,7 +483,7 @@ def report_assign(*, moderator: AbstractBaseUser, report_id: int) -> Report:
     """The moderator takes the report: others see who is handling it."""
     _require(moderator, permissions.REPORTS)
     with transaction.atomic():
-        report = _lock_report(report_id)
+        report = _lock_report(report_id, moderator)
         if report.assigned_to_id == moderator.pk and report.status == Report.Status.ASSIGNED:
             raise Conflict("You are handling this report already.")
         report.assigned_to, report.status = moderator, Report.Status.ASSIGNED
@@ -480,7 +510,7 @@ def report_resolve(
     if len(note) > 2000:
         raise ServiceError("A note has at most 2000 characters.")
     with transaction.atomic():
-        report = _lock_report(report_id)
+        report = _lock_report(report_id, moderator)
         report.status = Report.Status.DISMISSED if dismiss else Report.Status.RESOLVED
         report.resolution, report.resolved_by, report.resolved_at = note, moderator, timezone.now()
         report.assigned_to = report.assigned_to or moderator
@@ -498,10 +528,12 @@ def report_resolve(
     return report
 
 
-def _lock_report(report_id: Any) -> Report:
+def _lock_report(report_id: Any, moderator: AbstractBaseUser) -> Report:
     report = Report.objects.select_for_update().select_related("reported").filter(pk=_int(report_id)).first()
     if report is None:
         raise NotFound("There is no such report.")
+    if report.reported_id == moderator.pk:
+        raise Forbidden("This report is about you: another moderator must handle it.")
     if report.status not in Report.UNRESOLVED:
         raise Conflict(f"Report #{report.pk} is {report.get_status_display().lower()} already.")
     return report

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from games.models import Match
-from moderation import forms, permissions, selectors
+from moderation import forms, permissions, selectors, services
 from moderation.models import Report
 
 register = template.Library()
@@ -52,12 +52,17 @@ def moderation_panel(context: template.Context) -> dict[str, Any]:
         return form_class(auto_id=f"id_{name}_%s", initial=initial, **kwargs)
 
     in_play = match.status == Match.Status.ACTIVE
+    # A moderator who plays or played here gets no tools, only the reason: the services refuse anyway.
+    held = services.seat_held(user=user, match_id=match.pk)
     return {
         "show": True,
         "match": match,
         "csrf_token": context.get("csrf_token"),
-        "can_matches": permissions.can(user, permissions.MATCHES),
-        "can_secrets": permissions.can(user, permissions.HIDDEN_STATE) and match.engine_state is not None,
+        "seat_held": services.SEAT_HELD if held else "",
+        "can_matches": not held and permissions.can(user, permissions.MATCHES),
+        "can_secrets": not held
+        and permissions.can(user, permissions.HIDDEN_STATE)
+        and match.engine_state is not None,
         "in_play": in_play,
         "pause_form": form("pause", forms.ReasonForm),
         "extend_form": form("extend", forms.ExtendForm, match=match) if in_play else None,

@@ -9,6 +9,9 @@ Roles:
   the user it concerns (the signed-up league player, the profile's owner, the settings' owner).
 * ``other``: seated in a different match.
 * ``moderator``: in the Moderators group (staff status, no superuser).
+* ``seated_moderator``: a moderator too, who held a seat in the match the address is about (sam: another
+  moderator handed his seat to bob, so only the hand-over's record remembers it). He may not moderate
+  that match; everywhere else he gets what ``moderator`` gets, unless a case says otherwise.
 * ``staff``: a superuser, for the Django admin.
 
 Addresses and form data are templates filled from the world (``World.values``): ``{live}`` is a Wall Go
@@ -43,7 +46,7 @@ from moderation import services as moderation_services
 from tests.conftest import PASSWORD
 from tests.support.stairways import position_arrange
 
-ROLES = ("anonymous", "nonplayer", "player", "other", "moderator", "staff")
+ROLES = ("anonymous", "nonplayer", "player", "other", "moderator", "seated_moderator", "staff")
 METHODS = ("get", "post", "delete")
 
 
@@ -83,6 +86,8 @@ def refused(to: str) -> Expect:
 def by_role(default: Expect, **overrides: Expect) -> dict[str, Expect]:
     unknown = set(overrides) - set(ROLES)
     assert not unknown, f"unknown roles {unknown}"
+    if "moderator" in overrides:
+        overrides.setdefault("seated_moderator", overrides["moderator"])
     return {role: overrides.get(role, default) for role in ROLES}
 
 
@@ -95,13 +100,14 @@ def members(expect: Expect, *, anonymous: Expect = LOGIN, **overrides: Expect) -
     return by_role(expect, anonymous=anonymous, **overrides)
 
 
-def moderators(expect: Expect) -> dict[str, Expect]:
-    """A moderation page: moderators (and superusers, who hold every permission) only; 404 to the rest."""
-    return by_role(HIDDEN, moderator=expect, staff=expect)
+def moderators(expect: Expect, *, seated: Expect | None = None) -> dict[str, Expect]:
+    """A moderation page: moderators (and superusers, who hold every permission) only; 404 to the rest.
+    ``seated``: what a moderator who holds or held a seat in the match gets instead."""
+    return by_role(HIDDEN, moderator=expect, staff=expect, seated_moderator=seated or expect)
 
 
-def moderation_write(expect: Expect) -> dict[str, dict[str, Expect]]:
-    return {"post": moderators(expect), "get": moderators(NOT_ALLOWED)}
+def moderation_write(expect: Expect, *, seated: Expect | None = None) -> dict[str, dict[str, Expect]]:
+    return {"post": moderators(expect, seated=seated), "get": moderators(NOT_ALLOWED)}
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,7 @@ def api_write(path: str, post: dict[str, Expect], **kwargs: Any) -> Case:
 # The site's own pages answer with these; {x} is a World.values key.
 LIVE = "/matches/{live}/"
 OPEN = "/matches/{open}/"
+STAIRWAYS = "/matches/{stairways}/"
 SEASON = "/leagues/{league}/seasons/1/"
 SETTINGS = "/accounts/settings/"
 MY_MATCHES = "/me/matches/"
@@ -312,19 +319,19 @@ CASES: dict[str, Case] = {
     # Every seat's hand, shown with a recorded reason: the answer is the page itself.
     "moderation-match-secrets": Case(
         path="/moderation/matches/{stairways}/secrets/",
-        **moderation_write(Expect(200, changes=True)),
+        **moderation_write(Expect(200, changes=True), seated=refused(STAIRWAYS + "#moderation")),
         data={"reason": "A report of cheating."},
         subject="stairways",
     ),
     "moderation-match-action": Case(
         path="/moderation/matches/{live}/{action}/",
-        **moderation_write(done(LIVE + "#moderation")),
+        **moderation_write(done(LIVE + "#moderation"), seated=refused(LIVE + "#moderation")),
         data={"reason": "Looking into a report."},
         subject="live",
     ),
     "moderation-message-hide": Case(
         path="/moderation/messages/{message}/hide/",
-        **moderation_write(done(LIVE + "#chat")),
+        **moderation_write(done(LIVE + "#chat"), seated=refused(LIVE + "#chat")),
         data={"reason": "Rude."},
         subject="live",
     ),
@@ -419,7 +426,7 @@ SUBJECTS = {
     "open": ("dave", "alice"),
     "site": ("alice", "dave"),
 }
-ROLE_USERS = {"nonplayer": "carol", "moderator": "mod", "staff": "root"}
+ROLE_USERS = {"nonplayer": "carol", "moderator": "mod", "seated_moderator": "sam", "staff": "root"}
 
 # What stands in for each template value to address something that does not exist, and what the
 # address then answers (to a superuser, who may see everything that exists).
@@ -467,14 +474,15 @@ CARD = r"\b[HCDS](?:10|[1-9])\b"
 def world_build() -> World:
     """Every object the matrix addresses, made through the site's services."""
     User = get_user_model()
-    names = ("alice", "bob", "carol", "dave", "erin", "frank", "mod")
+    names = ("alice", "bob", "carol", "dave", "erin", "frank", "mod", "sam")
     users = {name: User.objects.create_user(name, f"{name}@example.com", PASSWORD) for name in names}
     users["root"] = User.objects.create_superuser("root", "root@example.com", PASSWORD)
     moderation_services.moderator_appoint(user=users["mod"])
+    moderation_services.moderator_appoint(user=users["sam"])
     alice, bob, dave, erin = users["alice"], users["bob"], users["dave"], users["erin"]
 
     live = services.match_create(creator=alice, game="wallgo", seat_count=2, name="The live one")
-    services.seat_join(match_id=live.pk, user=bob)
+    _seat_bob_in_sams_place(live, users)
     live.refresh_from_db()
     engine = live.engine
     assert engine.actors(live.engine_state) == {0}, "alice (seat 0) moves first"
@@ -490,7 +498,7 @@ def world_build() -> World:
     open_match = services.match_create(creator=dave, game="wallgo", seat_count=2, name="Waiting")
 
     stairways = services.match_create(creator=alice, game="stairways", seat_count=2, name="Hands")
-    services.seat_join(match_id=stairways.pk, user=bob)
+    _seat_bob_in_sams_place(stairways, users)
     hands = _deal_apart(stairways)
 
     message = chat_services.message_post(match_id=live.pk, user=bob, text="Good luck, alice.")
@@ -513,7 +521,7 @@ def world_build() -> World:
     tokens = {name: Token.objects.create(user=user).key for name, user in users.items() if name != "erin"}
     # One logged-in session per user, made once: each request only sends its cookie.
     sessions = {}
-    for name in ("alice", "bob", "carol", "dave", "mod", "root"):
+    for name in ("alice", "bob", "carol", "dave", "mod", "sam", "root"):
         client = Client()
         client.force_login(users[name])
         sessions[name] = client.cookies[settings.SESSION_COOKIE_NAME].value
@@ -541,6 +549,15 @@ def world_build() -> World:
         "reset_token": default_token_generator.make_token(frank),
     }
     return World(users=users, values=values, tokens=tokens, sessions=sessions, hands=hands)
+
+
+def _seat_bob_in_sams_place(match: Match, users: dict[str, Any]) -> None:
+    """sam (a moderator) takes the match's second seat, and another moderator hands it to bob: sam held
+    a seat in it, though no seat names him any more."""
+    services.seat_join(match_id=match.pk, user=users["sam"])
+    moderation_services.seat_hand_over(
+        moderator=users["root"], match_id=match.pk, position=1, username="bob", reason="sam moderates."
+    )
 
 
 def _deal_apart(match: Match) -> dict[str, list[str]]:
