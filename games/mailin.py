@@ -11,6 +11,14 @@ change the case of local parts.
 not valid reply addresses are refused during the SMTP dialogue, so forged mail causes no answer
 anywhere (no backscatter); every answer goes to the address on the player's account, never to the
 envelope sender.
+
+Who sent a reply: the reply address is the capability (whoever holds it can answer that one turn).
+Without ``MAIL_GATEWAY_TRUSTED_AUTHSERV_ID`` the sender check only compares the envelope sender and
+the From: header, which anyone can forge. With it, the check is a second factor: the account's
+address must be the From: address and be vouched for by the Authentication-Results header (RFC 8601)
+of the relay in front of the gateway, with a DKIM or SPF pass for the account's domain. The relay
+must remove Authentication-Results headers that arrive claiming its authserv-id (RFC 8601 section 5),
+as Postfix with OpenDKIM/OpenDMARC does, or a sender could write the verdict themselves.
 """
 
 from __future__ import annotations
@@ -150,6 +158,242 @@ def _content(part: ParsedMessage) -> str:
     return content if isinstance(content, str) else ""
 
 
+# --- who sent a reply ---------------------------------------------------------------------------------
+
+OTHER_ADDRESS = (
+    "it was sent from an address other than the one on your account. "
+    "Reply from the address our e-mails go to."
+)
+UNVERIFIED = (
+    "our mail server could not confirm that it came from the address on your account (it found no "
+    "passing DKIM signature or SPF check for your address's domain). Reply from the address our e-mails "
+    "go to, with your usual mail program."
+)
+
+
+@dataclass(frozen=True)
+class AuthResult:
+    """One result of an Authentication-Results header, such as ``dkim=pass header.d=example.com``:
+    method, result and property names in lower case, property values as written."""
+
+    method: str
+    result: str
+    properties: dict[str, str]
+
+
+# RFC 8601's Keyword, which method, result, ptype and property names all are.
+_KEYWORD = r"[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?"
+_METHOD_RE = re.compile(rf"({_KEYWORD})(?:/\d+)?")
+_KEYWORD_RE = re.compile(_KEYWORD)
+_PROPERTY_RE = re.compile(rf"{_KEYWORD}\.{_KEYWORD}")
+
+
+def _auth_segments(value: str) -> list[list[str | None]] | None:
+    """The header value cut at each ";" into words, with None for each "=". Comments (nested, with
+    escapes) drop out and separate words; a quoted string is unquoted into the word around it, so
+    ``"a;b"`` stays one word. None when a quoted string or a comment is not closed."""
+    segments: list[list[str | None]] = [[]]
+    word: list[str] | None = None
+    depth = 0
+    index = 0
+    while index < len(value):
+        char = value[index]
+        if depth:
+            if char == "\\":
+                index += 1
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+        elif char == '"':
+            word = word if word is not None else []
+            index += 1
+            while index < len(value) and value[index] != '"':
+                if value[index] == "\\":
+                    index += 1
+                word.append(value[index : index + 1])
+                index += 1
+            if index >= len(value):
+                return None
+        elif char in "(=;" or char.isspace():
+            if word is not None:
+                segments[-1].append("".join(word))
+                word = None
+            if char == "(":
+                depth = 1
+            elif char == "=":
+                segments[-1].append(None)
+            elif char == ";":
+                segments.append([])
+        else:
+            word = word if word is not None else []
+            word.append(char)
+        index += 1
+    if depth:
+        return None
+    if word is not None:
+        segments[-1].append("".join(word))
+    return segments
+
+
+def authentication_results_parse(value: str) -> tuple[str, list[AuthResult]] | None:
+    """The authserv-id (lower case) and the results of one Authentication-Results header value
+    (RFC 8601, or RFC 7001 with its version number); None when the value does not follow the grammar,
+    which the caller treats as no authentication at all."""
+    segments = _auth_segments(value)
+    if segments is None:
+        return None
+    head, *rest = segments
+    if not 1 <= len(head) <= 2 or None in head or not head[0]:
+        return None
+    if len(head) == 2 and not str(head[1]).isdigit():
+        return None
+    authserv_id = str(head[0]).lower()
+    # A stray ";" at the end is tolerated: some relays write one.
+    rest = [segment for segment in rest if segment]
+    if len(rest) == 1 and len(rest[0]) == 1 and str(rest[0][0]).lower() == "none":
+        return authserv_id, []  # "; none": no method ran
+    results = [_resinfo_parse(segment) for segment in rest]
+    if not results or any(result is None for result in results):
+        return None
+    return authserv_id, [result for result in results if result is not None]
+
+
+def _resinfo_parse(tokens: list[str | None]) -> AuthResult | None:
+    """``method[/version] = result [reason=value] [ptype.property=value ...]``, with any amount of
+    space (and of comments, already gone) around "=", "." and "/"."""
+    pairs: list[tuple[str, str]] = []
+    index = 0
+    while index < len(tokens):
+        # The name: the words up to "=", joined, so that "header . d" reads as "header.d".
+        name: list[str] = []
+        while index < len(tokens) and tokens[index] is not None:
+            name.append(str(tokens[index]))
+            index += 1
+        if not name or index + 1 >= len(tokens) or tokens[index + 1] is None:
+            return None
+        pairs.append(("".join(name).lower(), str(tokens[index + 1])))
+        index += 2
+    (method, result), *rest = pairs
+    found = _METHOD_RE.fullmatch(method)
+    if found is None or not _KEYWORD_RE.fullmatch(result.lower()):
+        return None
+    properties: dict[str, str] = {}
+    for name, text in rest:
+        if name == "reason":
+            continue
+        # A property given twice is ambiguous: which one did the relay check?
+        if not _PROPERTY_RE.fullmatch(name) or name in properties:
+            return None
+        properties[name] = text
+    return AuthResult(method=found.group(1), result=result.lower(), properties=properties)
+
+
+def relay_results(message: ParsedMessage, *, trusted: str) -> list[AuthResult]:
+    """The results in the trusted relay's own Authentication-Results headers.
+
+    Headers with another authserv-id are ignored: anyone upstream, the sender included, can write
+    them. Of those with the relay's id, only the topmost run counts (from the first one, reading down,
+    to the next Received: header, which marks the hop before the relay): a relay prepends its headers,
+    so a copy further down came with the message. That is only a second line of defence; the relay
+    must remove incoming headers with its id (RFC 8601 section 5).
+    """
+    results: list[AuthResult] = []
+    started = False
+    for name, value in message.raw_items():
+        name = name.strip().lower()
+        if name == "received" and started:
+            break
+        if name != "authentication-results":
+            continue
+        parsed = authentication_results_parse(str(value))
+        if parsed is None or parsed[0] != trusted:
+            # A header that does not parse cannot be told apart from one by another server.
+            continue
+        started = True
+        results.extend(parsed[1])
+    return results
+
+
+def sender_refusal(message: ParsedMessage, *, account: str, trusted: str) -> tuple[str, str] | None:
+    """Why the trusted relay's verdict does not show that the account's owner sent the message, as
+    (reason for the player, detail for the log); None when it does.
+
+    Accepted: the sole From: address is the account's, and the relay reports ``dkim=pass`` with
+    ``header.d`` or ``header.i`` in the account's domain, or ``spf=pass`` with ``smtp.mailfrom`` in
+    it. The From: address is required in both cases: a large provider signs (and sends) every user's
+    mail with its one domain, so the domain alone says only "some user of that provider", while the
+    provider does not let one user write another's From: address.
+    """
+    from_address = _sole_from_address(message)
+    if from_address != account.lower():
+        return OTHER_ADDRESS, f"From: is {from_address or 'not a single address'!r}, not the account's"
+    domain = _domain_normal(account.rpartition("@")[2])
+    results = relay_results(message, trusted=trusted)
+    for result in results:
+        if result.result != "pass":
+            continue
+        if result.method == "dkim":
+            names = ("header.d", "header.i")
+        elif result.method == "spf":
+            names = ("smtp.mailfrom",)
+        else:
+            continue
+        for name in names:
+            if name in result.properties and _aligned(domain, _property_domain(result.properties[name])):
+                return None
+    # The values come from the message: repr() keeps line breaks and the like out of the log.
+    seen = "; ".join(
+        " ".join([f"{r.method}={r.result}", *(f"{k}={v!r}" for k, v in r.properties.items())])
+        for r in results
+    )
+    return UNVERIFIED, f"no dkim or spf pass for {domain} from {trusted} (its results: {seen or 'none'})"
+
+
+def _aligned(account_domain: str, authenticated: str) -> bool:
+    """DMARC's relaxed alignment, in one direction only: the account's domain equals the authenticated
+    domain or is a subdomain of it (bob@mail.example.com with d=example.com). Whoever controls the DNS
+    of example.com controls mail.example.com's too, so this trusts no one new. The other direction
+    (d=sub.example.com for bob@example.com) is refused: a domain may hand subdomains to its users.
+    Without the public suffix list a single-label domain ("com") is refused outright."""
+    if "." not in authenticated:
+        return False
+    return account_domain == authenticated or account_domain.endswith("." + authenticated)
+
+
+def _property_domain(value: str) -> str:
+    """The domain of ``example.com``, ``@example.com`` or ``bob@example.com`` (angle brackets, which
+    some relays write around an address, tolerated)."""
+    return _domain_normal(value.strip().strip("<>").rpartition("@")[2])
+
+
+def _domain_normal(domain: str) -> str:
+    domain = domain.strip().rstrip(".").lower()
+    try:
+        return domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return domain
+
+
+def _sole_from_address(message: ParsedMessage) -> str:
+    """The From: address when there is exactly one From: header naming one mailbox, else "": with two,
+    the relay's DMARC check and this code might read different ones."""
+    try:
+        headers = message.get_all("From") or []
+        if len(headers) != 1:
+            return ""
+        addresses = getattr(headers[0], "addresses", ())
+        if len(addresses) != 1 or not addresses[0].addr_spec:
+            return ""
+        return addresses[0].addr_spec.lower()
+    except (ValueError, IndexError, AttributeError):
+        return ""
+
+
+def _trusted_authserv_id() -> str:
+    return (getattr(settings, "MAIL_GATEWAY_TRUSTED_AUTHSERV_ID", "") or "").strip().lower()
+
+
 # --- handling one message -----------------------------------------------------------------------------
 
 
@@ -202,14 +446,23 @@ def mail_move_handle(*, envelope_from: str, recipients: list[str], raw: bytes) -
         return Outcome(ok=False, smtp=f"250 2.0.0 Ignored: {automatic}")
 
     subject = _answer_subject(message, match)
-    if user.email.lower() not in {sender, *_from_addresses(message)}:
-        # The reply address reached someone else (a forwarded e-mail): only the account's owner may
-        # move, and only the owner hears about it.
-        reason = (
-            "it was sent from an address other than the one on your account. "
-            "Reply from the address our e-mails go to."
-        )
-        return _answer_failure(user=user, match=match, subject=subject, reason=reason, message=message)
+    trusted = _trusted_authserv_id()
+    if trusted:
+        refusal = sender_refusal(message, account=user.email, trusted=trusted)
+        if refusal is not None:
+            reason, detail = refusal
+            log.warning(
+                "Refused a reply for match %s as user %s (envelope sender %r): %s",
+                match_id,
+                user_id,
+                sender,
+                detail,
+            )
+            return _answer_failure(user=user, match=match, subject=subject, reason=reason, message=message)
+    elif user.email.lower() not in {sender, *_from_addresses(message)}:
+        # Advisory only, as both addresses can be forged: it stops a forwarded turn e-mail, not a
+        # forger who holds the reply address. Only the account's owner hears about it.
+        return _answer_failure(user=user, match=match, subject=subject, reason=OTHER_ADDRESS, message=message)
 
     text = move_from_body(reply_text(message))
     if text is None:
@@ -381,6 +634,11 @@ def gateway_controller(*, host: str, port: int, handler: GatewayHandler | None =
     aiosmtpd itself answers 552 to a message over MAIL_GATEWAY_MAX_BYTES (and advertises the limit in
     EHLO, so a client may learn it before sending).
     """
+    if not _trusted_authserv_id():
+        log.warning(
+            "MAIL_GATEWAY_TRUSTED_AUTHSERV_ID is empty: the sender check of replies compares forgeable "
+            "addresses only, and whoever holds a reply address can play that turn's move"
+        )
     return Controller(
         handler or GatewayHandler(),
         hostname=host,

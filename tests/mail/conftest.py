@@ -34,8 +34,13 @@ def reply(
     body: str = "d4\n",
     subject: str = "Re: Your move in Wall Go",
     headers: dict[str, str] | None = None,
+    on_top: list[tuple[str, str]] | None = None,
 ) -> EmailMessage:
+    """A reply as the gateway receives it; ``on_top`` are the headers, in order, that relays put above
+    the sender's own (Authentication-Results, Received)."""
     message = EmailMessage()
+    for name, value in on_top or []:
+        message[name] = value
     message["From"] = sender
     message["To"] = to
     message["Subject"] = subject
