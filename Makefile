@@ -46,8 +46,11 @@ lint: install
 audit: install
 	$(BIN)/python .ci/audit.py
 
+# Two xdist workers for what may run side by side, then alone what starts and times processes of its own
+# (tests/faults, tests/tasks); the 20 slowest of each part are printed.
 test: install chromium lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile -m "not serial" --durations=20
+	$(BIN)/pytest -m serial --durations=20
 
 bench: install
 	$(BIN)/python bench/engines.py

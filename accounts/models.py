@@ -45,14 +45,3 @@ class User(AbstractUser):
 
     def get_absolute_url(self) -> str:
         return reverse("profile", args=[self.username])
-
-
-class LoginFailure(models.Model):
-    """One refused log-in, kept for a while so that guessing passwords is throttled (accounts.throttle)."""
-
-    username = models.CharField(max_length=150, db_index=True)
-    address = models.GenericIPAddressField(null=True, blank=True)
-    at = models.DateTimeField(db_index=True)
-
-    def __str__(self) -> str:
-        return f"{self.username} from {self.address} at {self.at:%Y-%m-%d %H:%M}"

@@ -13,8 +13,10 @@ from django.utils import timezone
 from accounts.models import User
 from games.engines import registry
 from games.models import Match, Seat, Turn
+from games.selectors import matches_for_user
 from games.timefmt import zone_for
 from ratings.models import RatingChange
+from ratings.selectors import ratings_for_user
 
 RECENT_RESULTS = 15
 
@@ -153,8 +155,6 @@ def recent_results(*, user: User, limit: int = RECENT_RESULTS) -> list[Result]:
 
 def current_matches(*, user: User) -> list[Match]:
     """The matches in play or waiting for players, as ``games.selectors.matches_for_user`` orders them."""
-    from games.selectors import matches_for_user
-
     return [m for m in matches_for_user(user=user) if m.status in (Match.Status.ACTIVE, Match.Status.OPEN)]
 
 
@@ -175,8 +175,6 @@ def _ordinal(number: int) -> str:
 
 
 def profile_context(*, player: User, viewer: Any) -> dict[str, Any]:
-    from ratings.selectors import ratings_for_user
-
     return {
         "player": player,
         "own_profile": viewer.is_authenticated and viewer.pk == player.pk,

@@ -3,9 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.forms.utils import ErrorDict
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,30 +13,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import selectors as profile_selectors
-from accounts import services, throttle
+from accounts import services
 from accounts.forms import PreferencesForm, SignupForm
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_user
 from games.api import tokens as api_tokens
 from games.errors import ServiceError
 from games.timefmt import zone_for
-
-
-class ThrottledLoginView(auth_views.LoginView):
-    """Django's log-in page, answering at once (429, with the reason) while the name or the address has
-    failed too often: the password is then not even tried."""
-
-    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        refusal = throttle.login_refusal(
-            username=request.POST.get("username", ""), address=throttle.client_address(request)
-        )
-        if refusal is None:
-            return super().post(request, *args, **kwargs)
-        form = self.get_form()
-        # Set the errors by hand: asking the form for them would check the password.
-        form._errors, form.cleaned_data = ErrorDict(), {}
-        form.add_error(None, refusal)
-        return self.render_to_response(self.get_context_data(form=form), status=429)
 
 
 @require_http_methods(["GET", "POST"])

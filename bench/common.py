@@ -95,6 +95,8 @@ def site_on_postgres(url: str, *, script: str) -> Iterator[Setup]:
     os.environ.update(
         DJANGO_SETTINGS_MODULE="wallsite.settings.base",
         DATABASE_URL=url,
+        # Sessions kept between requests, as production keeps them (development keeps none).
+        DATABASE_CONN_MAX_AGE="60",
         DEBUG="0",
         WALLSITE_VAR_DIR=str(scratch / "var"),
     )

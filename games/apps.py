@@ -10,6 +10,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
+        from games import tasks  # noqa: F401  (registers the tasks that games.dispatch sends by name)
         from games.engines import registry
 
         for entry in settings.EXTRA_ENGINES:

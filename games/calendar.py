@@ -1,7 +1,8 @@
 """A private iCalendar feed (RFC 5545) of the deadlines a player must meet.
 
-The text is written by hand: the feed needs a handful of properties, and the format's rules that
-matter here (CRLF line ends, escaped text, lines folded at 75 octets, UTC times) fit in a page.
+The ``icalendar`` package writes the text: CRLF line ends, escaped TEXT values, lines folded at 75
+octets without splitting a character, typed properties. Times go out in UTC, which every calendar app
+shows in its own zone and which needs no VTIMEZONE block.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from icalendar import Calendar, Event, vDatetime, vDuration, vText
+from icalendar.parser import Contentline
 
 from games import selectors
 
-CRLF = "\r\n"
-MAX_OCTETS = 75
 # A deadline is an instant, but RFC 5545 wants DTEND after DTSTART, and calendar apps show a short
 # block better than a zero-length one.
 EVENT_LENGTH = timedelta(minutes=15)
+# Deadlines move (a reserve, a vacation day): ask subscribers to refresh often.
+REFRESH = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -33,61 +36,44 @@ class CalendarEvent:
 
 
 def ics_escape(text: str) -> str:
-    """TEXT value escaping: backslash first, then the separators, then line breaks."""
-    text = text.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
-    return text.replace("\r\n", "\\n").replace("\r", "\\n").replace("\n", "\\n")
+    """A TEXT value as the feed writes it (backslashes, separators and line breaks escaped)."""
+    return vText(text).to_ical().decode()
 
 
 def ics_fold(line: str) -> str:
-    """Split a content line into pieces of at most 75 octets, never inside a UTF-8 character; each
-    continuation starts with a space (which counts towards its 75)."""
-    pieces: list[str] = []
-    current = ""
-    size = 0
-    limit = MAX_OCTETS
-    for char in line:
-        width = len(char.encode("utf-8"))
-        if size + width > limit:
-            pieces.append(current)
-            current, size, limit = "", 0, MAX_OCTETS - 1
-        current += char
-        size += width
-    pieces.append(current)
-    return (CRLF + " ").join(pieces)
+    """A content line folded as the feed writes it: pieces of at most 75 octets, continuations
+    starting with a space."""
+    return Contentline(line).to_ical().decode()
 
 
 def ics_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return vDatetime(moment.astimezone(UTC)).to_ical().decode()
 
 
 def ics_calendar(*, events: Iterable[CalendarEvent], now: datetime, name: str) -> str:
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        "PRODID:-//Wallsite//Deadlines//EN",
-        "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
-        f"X-WR-CALNAME:{ics_escape(name)}",
-        # Deadlines move (a reserve, a vacation day): ask subscribers to refresh often.
-        "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
-        "X-PUBLISHED-TTL:PT1H",
-    ]
-    stamp = ics_time(now)
-    for event in events:
-        lines += [
-            "BEGIN:VEVENT",
-            f"UID:{event.uid}",
-            f"DTSTAMP:{stamp}",
-            f"DTSTART:{ics_time(event.start)}",
-            f"DTEND:{ics_time(event.end)}",
-            f"SUMMARY:{ics_escape(event.summary)}",
-            f"DESCRIPTION:{ics_escape(event.description)}",
-            f"URL:{event.url}",
-            "TRANSP:TRANSPARENT",
-            "END:VEVENT",
-        ]
-    lines.append("END:VCALENDAR")
-    return "".join(ics_fold(line) + CRLF for line in lines)
+    calendar = Calendar()
+    calendar.add("prodid", "-//Wallsite//Deadlines//EN")
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    # Extension properties default to an untyped value: say they are text and a duration, or the
+    # name goes out unescaped and the TTL as Python's "1:00:00".
+    calendar.add("x-wr-calname", vText(name))
+    calendar.add("refresh-interval", REFRESH, parameters={"VALUE": "DURATION"})
+    calendar.add("x-published-ttl", vDuration(REFRESH))
+    stamp = now.astimezone(UTC)
+    for item in events:
+        event = Event()
+        event.add("uid", item.uid)
+        event.add("dtstamp", stamp)
+        event.add("dtstart", item.start.astimezone(UTC))
+        event.add("dtend", item.end.astimezone(UTC))
+        event.add("summary", item.summary)
+        event.add("description", item.description)
+        event.add("url", item.url)
+        event.add("transp", "TRANSPARENT")
+        calendar.add_component(event)
+    return calendar.to_ical().decode()
 
 
 def calendar_for_user(*, user: AbstractBaseUser, now: datetime) -> str:

@@ -8,6 +8,8 @@ seat's ``HiddenHand`` (what only that seat may know).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -15,6 +17,7 @@ from django.urls import reverse
 
 from games.engines import registry
 from games.engines.base import Engine
+from games.errors import NotFound
 
 
 class Match(models.Model):
@@ -262,12 +265,12 @@ class Notification(models.Model):
         return f"{self.kind} to {self.user_id}: {self.key} ({self.status})"
 
 
-class Flag(models.Model):
-    """A flag every process can test and set at once: the row exists while the flag stands. Only one
-    so far: "a notification flush is queued and has not started" (games/dispatch.py)."""
-
-    name = models.CharField(max_length=60, primary_key=True)
-    set_at = models.DateTimeField(help_text="A flag older than its owner allows counts as down.")
-
-    def __str__(self) -> str:
-        return f"{self.name} since {self.set_at:%Y-%m-%d %H:%M:%S}"
+def match_key(match_id: Any) -> int:
+    """The match id in ``match_id`` (a URL part, a form value), or NotFound: never a failed query."""
+    try:
+        key = int(match_id)
+    except (ValueError, TypeError):
+        raise NotFound("There is no such match.") from None
+    if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
+        raise NotFound("There is no such match.")
+    return key

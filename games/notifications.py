@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
-from games import dispatch, replies, rows, selectors
+from games import dispatch, replies, selectors
 from games.models import Match, Notification, Seat, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
@@ -44,13 +44,10 @@ Notify = User.Notify
 # --- creating -----------------------------------------------------------------------------------------
 
 
-def notify_turn_started(
-    *, turn: Turn, now: datetime, writes: rows.Writes | None = None
-) -> Notification | None:
-    """A "your turn" e-mail for a player who wants one at once; None when not wanted.
+def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
+    """A "your turn" e-mail for a player who wants one at once; None when not wanted (or made already).
 
-    Digest readers get nothing here: the next digest lists the turn. Given ``writes``, the row is held
-    there: it is in the database, with its id, once they are flushed (unless its key was taken).
+    Digest readers get nothing here: the next digest lists the turn.
     """
     user = _human(turn.seat)
     if user is None or user.notify != Notify.IMMEDIATE or user.on_vacation:
@@ -62,7 +59,6 @@ def notify_turn_started(
         match_id=turn.match_id,
         turn=turn,
         now=now,
-        writes=writes,
     )
 
 
@@ -180,21 +176,16 @@ def _create(
     turn: Turn | None,
     now: datetime,
     text: str = "",
-    writes: rows.Writes | None = None,
 ) -> Notification | None:
-    """The new row, or None if this user already has one for this key; given ``writes``, the row held
-    there (see notify_turn_started).
-
-    One INSERT ... ON CONFLICT DO NOTHING RETURNING instead of get_or_create's read, savepoint and
-    insert on every move; safe against a concurrent insert of the same key."""
+    """The new row, or None if this user already has one for this key (inserted at the same moment by
+    another process too: the unique key decides, and the savepoint keeps the caller's transaction)."""
     row = Notification(user=user, kind=kind, key=key, match_id=match_id, turn=turn, text=text, due_at=now)
-    held = writes or rows.Writes(Notification)
-    quote = held.connection.ops.quote_name
-    held.insert(row, on_conflict=f"ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING")
-    if writes is not None:
-        return row
-    held.flush()
-    return None if row._state.adding else row
+    try:
+        with transaction.atomic():
+            row.save(force_insert=True)
+    except IntegrityError:
+        return None
+    return row
 
 
 # --- queueing -----------------------------------------------------------------------------------------
@@ -202,20 +193,11 @@ def _create(
 
 def queue_send(ids: Iterable[int]) -> None:
     """Hand the rows to the workers once the transaction that made them has committed."""
-    ids = list(ids)
-    if ids:
-        dispatch.notifications_flush_on_commit(ids)
-
-
-def queue_send_held(held: list[Notification]) -> None:
-    """``queue_send`` for rows held in a rows.Writes (see ``notify_turn_started``): their ids are
-    read after the commit, which may be what inserted them; a row whose key was taken is left out."""
-    if held:
-        dispatch.notifications_flush_on_commit(lambda: [row.pk for row in held if not row._state.adding])
+    dispatch.notifications_enqueue_on_commit(list(ids))
 
 
 def pending_ids(*, due_by: datetime, limit: int) -> list[int]:
-    """The pending rows due by ``due_by``, the oldest first: what a flush or the sweep sends."""
+    """The pending rows due by ``due_by``, the oldest first: what the sweep sends again."""
     return list(
         Notification.objects.filter(status=Status.PENDING, due_at__lte=due_by)
         .order_by("due_at")

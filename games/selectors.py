@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Subquery
 
-from games import rows
 from games.engines import registry
 from games.engines.base import Event
 from games.errors import NotFound
-from games.models import HiddenHand, Match, Seat, Turn
+from games.models import HiddenHand, Match, Seat, Turn, match_key
 
 
 @dataclass(frozen=True)
@@ -50,81 +48,6 @@ class MatchView:
         )
 
 
-# The random generator's state: kilobytes that only chance steps and computer players use.
-NO_RNG = ("rng_state",)
-
-
-def match_key(match_id: Any) -> int:
-    """The match id in ``match_id`` (a URL part, a form value), or NotFound: never a failed query."""
-    try:
-        key = int(match_id)
-    except (ValueError, TypeError):
-        raise NotFound("There is no such match.") from None
-    if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
-        raise NotFound("There is no such match.")
-    return key
-
-
-@cache
-def match_sql(*, omit: tuple[str, ...] = (), lock: bool = False) -> str:
-    """The match whose id is the parameter, without the ``omit`` columns; with ``lock``, on the write
-    database and locked until the transaction ends."""
-    connection = rows.connection_for(Match, write=lock)
-    # SQLite has no row locks: there, the writers' conditional update of the version is the guard.
-    locked = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    return (
-        f"SELECT {rows.columns(Match, 'm', write=lock, omit=omit)} FROM {rows.table(Match)} m "  # nosec B608
-        f"WHERE m.{connection.ops.quote_name('id')} = %s{locked}"
-    )
-
-
-@cache
-def seats_sql(*, hands: bool = True, write: bool = False) -> str:
-    """The seats of the match given as the parameter, in order, each followed by its user's columns
-    (NULLs for a computer's seat) and, with ``hands``, its hidden hand's (NULLs when it has none)."""
-    quote = rows.connection_for(Seat, write=write).ops.quote_name
-    user_model = Seat._meta.get_field("user").related_model
-    hand_columns = f", {rows.columns(HiddenHand, 'h', write=write)}" if hands else ""
-    hand_join = (
-        f" LEFT JOIN {rows.table(HiddenHand)} h ON h.{quote('seat_id')} = s.{quote('id')}" if hands else ""
-    )
-    return (
-        f"SELECT {rows.columns(Seat, 's', write=write)}, {rows.columns(user_model, 'u', write=write)}"  # nosec B608
-        f"{hand_columns} FROM {rows.table(Seat)} s "
-        f"LEFT JOIN {rows.table(user_model)} u ON u.{quote('id')} = s.{quote('user_id')}{hand_join} "
-        f"WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('position')}"
-    )
-
-
-def seat_built(row: tuple, *, hands: bool = True, write: bool = False) -> Seat:
-    """The seat in a row of ``seats_sql(hands=hands, write=write)`` with its user cached and, with
-    ``hands``, its hand: as ``select_related("user", "hidden_hand")`` leaves it (a missing hand raises
-    HiddenHand.DoesNotExist)."""
-    user_model = Seat._meta.get_field("user").related_model
-    seat = rows.build(Seat, row, write=write)
-    start = len(Seat._meta.concrete_fields)
-    user = rows.build(user_model, row, start=start, write=write) if seat.user_id else None
-    Seat.user.field.set_cached_value(seat, user)
-    if hands:
-        start += len(user_model._meta.concrete_fields)
-        hand = rows.build(HiddenHand, row, start=start, write=write) if row[start] is not None else None
-        if hand is not None:
-            HiddenHand.seat.field.set_cached_value(hand, seat)
-        Seat.hidden_hand.related.set_cached_value(seat, hand)
-    return seat
-
-
-@cache
-def open_turns_sql(*, write: bool = False) -> str:
-    """The open turns of the match given as the parameter, in the columns ``rows.build(Turn, ...)``
-    reads; on the write database for a caller that holds the match's lock."""
-    quote = rows.connection_for(Turn, write=write).ops.quote_name
-    return (
-        f"SELECT {rows.columns(Turn, 't', write=write)} FROM {rows.table(Turn)} t "  # nosec B608
-        f"WHERE t.{quote('match_id')} = %s AND t.{quote('closed_at')} IS NULL"
-    )
-
-
 def match_get(*, match_id: Any) -> Match:
     """The match for a reader: without the random generator's state, kilobytes no page ever needs."""
     try:
@@ -134,18 +57,9 @@ def match_get(*, match_id: Any) -> Match:
 
 
 def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView:
-    """What this user may see of the match: the public view, plus its own hand when seated.
-
-    Every page and poll of a match reads it here, so its match (without the random generator), seats
-    with their users and hands, and open turns come in one round trip of hand-written SQL (games.rows)."""
-    key = match_key(match_id)
-    found, seat_rows, turn_rows = rows.fetch_many(
-        Match, [(match_sql(omit=NO_RNG), [key]), (seats_sql(), [key]), (open_turns_sql(), [key])]
-    )
-    if not found:
-        raise NotFound("There is no such match.")
-    match = rows.build(Match, found[0], omit=NO_RNG)
-    seats = [seat_built(row) for row in seat_rows]
+    """What this user may see of the match: the public view, plus its own hand when seated."""
+    match = match_get(match_id=match_id)
+    seats = list(match.seats.select_related("user", "hidden_hand"))
     seat = None
     if user is not None and user.is_authenticated:
         seat = next((s for s in seats if s.user_id == user.pk), None)
@@ -161,11 +75,9 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView
     # say "your turn" next to a position in which it is not (and which has no legal move for the seat).
     by_id = {s.pk: s for s in seats}
     open_turns = {}
-    for row in turn_rows:
-        turn = rows.build(Turn, row)
-        if turn.number <= match.version:
-            turn.seat = by_id[turn.seat_id]
-            open_turns[turn.seat.position] = turn
+    for turn in match.turns.filter(closed_at__isnull=True, number__lte=match.version).order_by():
+        turn.seat = by_id[turn.seat_id]
+        open_turns[turn.seat.position] = turn
     actors = frozenset(open_turns) if match.status == Match.Status.ACTIVE else frozenset()
     return MatchView(match=match, seats=seats, seat=seat, view=view, actors=actors, open_turns=open_turns)
 

@@ -20,6 +20,7 @@ from django.utils import timezone
 from games import dispatch, notifications
 from games.clock import next_reminder_after
 from games.models import Match, Turn
+from games.services.recording import automatic_work
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,6 @@ def sweep_run(*, now: datetime | None = None, limit: int = 5000) -> SweepReport:
     report = SweepReport()
     report.expired = _claim_expired_turns(now=now, limit=limit)
     report.reminders = _claim_reminders(now=now, limit=limit)
-    dispatch.notifications_flag_clear_stale(now=now)
     report.notifications = _due_notifications(now=now, limit=limit)
     report.matches = _owed_work(now=now, limit=limit)
 
@@ -158,7 +158,6 @@ def _owed_work(*, now: datetime, limit: int) -> list[int]:
 
 
 def _requeue_work(match_ids: list[int]) -> None:
-    from games.services import automatic_work
 
     work = []
     for match in Match.objects.filter(pk__in=match_ids):

@@ -7,10 +7,10 @@ import logging
 from collections.abc import Callable
 
 from celery import shared_task
-from django.utils import timezone
 
-from games import dispatch, notifications, services, sweep
+from games import notifications, sweep
 from games.errors import NotFound
+from games.services import clocks, playing
 
 log = logging.getLogger(__name__)
 
@@ -22,13 +22,13 @@ def sweep_task() -> dict[str, int]:
 
 @shared_task(name="games.turns_expire")
 def turns_expire(turn_ids: list[int]) -> dict[str, int]:
-    return _each(turn_ids, lambda turn_id: services.turn_expire(turn_id=turn_id))
+    return _each(turn_ids, lambda turn_id: clocks.turn_expire(turn_id=turn_id))
 
 
 @shared_task(name="games.chance_resolve")
 def chance_resolve(match_id: int, version: int) -> int | None:
     try:
-        move = services.chance_resolve(match_id=match_id, version=version)
+        move = playing.chance_resolve(match_id=match_id, version=version)
     except NotFound:
         return None
     return move.seq if move else None
@@ -37,7 +37,7 @@ def chance_resolve(match_id: int, version: int) -> int | None:
 @shared_task(name="games.bot_move")
 def bot_move(match_id: int, version: int, position: int) -> int | None:
     try:
-        move = services.bot_move(match_id=match_id, version=version, position=position)
+        move = playing.bot_move(match_id=match_id, version=version, position=position)
     except NotFound:
         return None
     return move.seq if move else None
@@ -46,20 +46,6 @@ def bot_move(match_id: int, version: int, position: int) -> int | None:
 @shared_task(name="games.notifications_send")
 def notifications_send(notification_ids: list[int]) -> dict[str, int]:
     return _each(notification_ids, lambda pk: notifications.notification_send(notification_id=pk))
-
-
-# At most this many e-mails per flush; the next flush or the sweep sends the rest.
-FLUSH_LIMIT = 1000
-
-
-@shared_task(name="games.notifications_flush")
-def notifications_flush() -> dict[str, int]:
-    """Send every notification due by now: one message for the e-mails of many moves (see
-    dispatch.notifications_flush_on_commit). The flag goes first, so that a row committed while this
-    runs either is read below or queues the next flush."""
-    dispatch.notifications_flush_started()
-    ids = notifications.pending_ids(due_by=timezone.now(), limit=FLUSH_LIMIT)
-    return _each(ids, lambda pk: notifications.notification_send(notification_id=pk))
 
 
 def _each(ids: list[int], work: Callable[[int], str]) -> dict[str, int]:

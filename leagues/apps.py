@@ -8,4 +8,4 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from leagues import receivers  # noqa: F401  (connects the games signals)
+        from leagues import receivers, tasks  # noqa: F401  (connects the games signals; registers the tasks)

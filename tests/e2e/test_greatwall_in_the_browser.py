@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from games import services
 from games.models import HiddenHand, Match
+from games.services import creating, recording
 from tests.e2e.browsing import sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -40,7 +40,7 @@ def give_resources(match: Match) -> None:
     engine, state = match.engine, match.engine_state
     for res in state["res"]:
         res.update(wood=8, stone=8, gold=8, chi=4)
-    services._store_state(match, engine, state)
+    recording.state_store(match, engine, state)
     match.save(update_fields=["engine_state", "public_view"])
     for hidden in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hidden.data = engine.private_view(state, hidden.seat.position)
@@ -72,7 +72,7 @@ SEED = 7
 
 
 def test_two_people_play_a_year_of_the_great_wall_with_a_war_machine_shot(live_server, new_page, monkeypatch):
-    monkeypatch.setattr(services, "rng_new", lambda: random.Random(SEED))
+    monkeypatch.setattr(creating, "rng_new", lambda: random.Random(SEED))
     base = live_server.url
     ann, ben = new_page(), new_page()
     sign_up(ann, base, "ann")

@@ -155,6 +155,8 @@ def process_env(*, database_url: str, redis_url: str, var: Path, **extra: str) -
     env.update(
         DJANGO_SETTINGS_MODULE="wallsite.settings.base",
         DATABASE_URL=database_url,
+        # Sessions kept between requests and checked before reuse, as production keeps them.
+        DATABASE_CONN_MAX_AGE="60",
         REDIS_URL=redis_url,
         DEBUG="false",
         ALLOWED_HOSTS="127.0.0.1,localhost",

@@ -7,20 +7,16 @@ import threading
 import pytest
 from django.db import connection
 
-from games import rows, selectors, services
+from games import selectors, services
 from games.api.serializers import legal_moves_data
 from games.models import Match
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_move_committed_in_the_middle_of_a_read_does_not_make_it_the_readers_turn(
-    started_match, alice, bob, monkeypatch
+    started_match, alice, bob
 ):
     match = started_match()  # alice (seat 0) to move, version 0
-    # PostgreSQL gets the reader's statements in one query string, each with its own snapshot: a move
-    # may commit between two of them on the server, but a test cannot step in there. One statement at a
-    # time, as on SQLite, the move comes in at the same point.
-    monkeypatch.setattr(rows, "_several_per_execute", lambda connection: False)
     moved = []
 
     def alice_moves_now(execute, sql, params, many, context):

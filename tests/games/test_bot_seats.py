@@ -16,6 +16,8 @@ from games import services
 from games.bots import RandomBot, SearchBot, bot_for
 from games.errors import ServiceError
 from games.models import Match, Move, Notification, Seat, Turn
+from games.rng import rng_dump, rng_load
+from games.services import playing
 from tests.conftest import no_vacation
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +34,7 @@ def bot_kinds(monkeypatch) -> list[str]:
         asked.append(kind)
         return bot_for(kind)
 
-    monkeypatch.setattr(services, "bot_for", spy)
+    monkeypatch.setattr(playing, "bot_for", spy)
     return asked
 
 
@@ -182,13 +184,13 @@ def test_the_computer_plays_with_the_match_rng_and_stores_it(alice):
     match = services.match_create(creator=alice, game="wallgo", seat_count=2, bots=["random"])
     services.move_play(match_id=match.pk, user=alice, expected_version=0, text="d4")
     match.refresh_from_db()
-    rng = services.rng_load(match.rng_state)
+    rng = rng_load(match.rng_state)
     expected = RandomBot().choose(match.engine, match.engine_state, 1, rng)
     services.bot_move(match_id=match.pk, version=match.version, position=1)
     last = Move.objects.filter(match=match).last()
     assert last.seat.position == 1 and last.move == expected
     match.refresh_from_db()
-    assert match.rng_state == services.rng_dump(rng)
+    assert match.rng_state == rng_dump(rng)
 
 
 def test_a_position_that_changed_while_the_computer_thought_is_left_alone(alice, monkeypatch):
@@ -202,7 +204,7 @@ def test_a_position_that_changed_while_the_computer_thought_is_left_alone(alice,
             services.match_resign(match_id=match.pk, user=alice)
             return super().choose(engine, state, seat, rng)
 
-    monkeypatch.setattr(services, "bot_for", lambda kind: Slow())
+    monkeypatch.setattr(playing, "bot_for", lambda kind: Slow())
     assert services.bot_move(match_id=match.pk, version=match.version, position=1) is None
     assert not bot_moves(match)
 

@@ -11,7 +11,7 @@ from django.core import mail
 from django.db import connection
 
 from games import notifications, services
-from games.models import Flag, Move, Notification, Seat, Turn
+from games.models import Move, Notification, Seat, Turn
 from games.notifications import (
     digests_create,
     notification_send,
@@ -273,7 +273,6 @@ def test_digest_readers_get_reminders_too(started_match, digest_alice):
 
 
 def test_a_match_event_reaches_every_seated_person_except_those_who_opted_out(alice, bob, carol, make_user):
-    from games import services
 
     bob.notify = "digest"
     bob.save()
@@ -416,173 +415,4 @@ def test_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
     note.refresh_from_db()
     assert note.status == Status.PENDING
     assert not mail.outbox
-    assert "the sweep will queue it again" in caplog.text
-
-
-# --- coalescing (NOTIFY_COALESCE) --------------------------------------------------------------------
-
-
-@pytest.fixture
-def coalescing(settings):
-    """One flush task for the e-mails of many commits, as in production."""
-    settings.NOTIFY_COALESCE = True
-
-
-def test_a_flush_sends_every_pending_row_then_due_once_and_leaves_the_rest(started_match, alice):
-    from games import tasks
-
-    due = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
-    later = Notification.objects.create(
-        user=alice,
-        kind="your_turn",
-        key="later",
-        match=due[0].match,
-        due_at=datetime.now(UTC) + timedelta(hours=1),
-    )
-    with broker(f"redis://127.0.0.1:{free_port()}/0"):  # the flag cannot be cleared: it sends anyway
-        assert tasks.notifications_flush() == {"sent": 2}
-        assert tasks.notifications_flush() == {}  # delivered twice: nothing more goes out
-    assert len(mail.outbox) == 2
-    assert {note.status for note in Notification.objects.filter(pk__in=[n.pk for n in due])} == {Status.SENT}
-    later.refresh_from_db()
-    assert later.status == Status.PENDING
-
-
-def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_another(
-    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
-):
-    import redis
-
-    from games import dispatch, tasks
-
-    queue = redis.Redis.from_url(redis_url)
-    queue.flushdb()
-    flag = Flag.objects.filter(name=dispatch.FLUSH_QUEUED)
-    notes = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
-    with broker(redis_url):
-        for note in notes:
-            with django_capture_on_commit_callbacks(execute=True):
-                queue_send([note.pk])
-        assert queue.llen("celery") == 1 and flag.exists()
-        assert tasks.notifications_flush() == {"sent": 2}  # as the worker would run it
-        assert not flag.exists()
-        later = your_turn_row(open_turn(started_match(), 0))
-        with django_capture_on_commit_callbacks(execute=True):
-            queue_send([later.pk])
-        assert queue.llen("celery") == 2 and flag.exists()
-    queue.flushdb()
-
-
-def test_the_sweep_takes_down_a_flag_older_than_its_age_and_the_next_commit_queues_a_flush(
-    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
-):
-    import redis
-
-    from games import dispatch
-    from games.sweep import sweep_run
-
-    queue = redis.Redis.from_url(redis_url)
-    queue.flushdb()
-    now = datetime.now(UTC)
-    flag = Flag.objects.filter(name=dispatch.FLUSH_QUEUED)
-    # A flush queued a minute ago and lost (a Redis restarted empty): its flag must not hold forever.
-    Flag.objects.create(
-        name=dispatch.FLUSH_QUEUED, set_at=now - dispatch.FLUSH_FLAG_AGE + timedelta(seconds=1)
-    )
-    note = your_turn_row(open_turn(started_match(), 0))
-    with broker(redis_url):
-        with django_capture_on_commit_callbacks(execute=True):
-            queue_send([note.pk])
-        assert queue.llen("celery") == 0  # the flag still stands
-        sweep_run(now=now)
-        assert flag.exists()  # not old enough yet
-        sweep_run(now=now + timedelta(seconds=2))
-        assert not flag.exists()
-        queue.flushdb()  # what that sweep queued itself
-        with django_capture_on_commit_callbacks(execute=True):
-            queue_send([note.pk])
-        assert queue.llen("celery") == 1 and flag.exists()
-    queue.flushdb()
-
-
-def test_a_commit_that_could_not_queue_its_flush_takes_its_flag_down(
-    coalescing, started_match, django_capture_on_commit_callbacks, caplog
-):
-    from games import dispatch
-
-    with (
-        broker(f"redis://127.0.0.1:{free_port()}/0"),
-        caplog.at_level(logging.WARNING),
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        queue_send([your_turn_row(open_turn(started_match(), 0)).pk])
-    assert "Could not queue 1 notification(s)" in caplog.text
-    assert not Flag.objects.filter(name=dispatch.FLUSH_QUEUED).exists()  # the next commit tries again
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_move_raises_the_flag_in_its_commit_s_round_trip_and_the_next_move_publishes_nothing(
-    coalescing, redis_url, started_match, monkeypatch
-):
-    import redis
-
-    from games import dispatch
-
-    queue = redis.Redis.from_url(redis_url)
-    queue.flushdb()
-    match = started_match()
-    trips = _round_trips(monkeypatch)
-    playing = services.move_play
-
-    def marked(**arguments):
-        trips.append("move")
-        try:
-            return playing(**arguments)
-        finally:
-            trips.append("played")
-
-    monkeypatch.setattr(services, "move_play", marked)
-    with broker(redis_url):
-        play_random(match, moves=1)
-        assert queue.llen("celery") == 1 and Flag.objects.filter(name=dispatch.FLUSH_QUEUED).exists()
-        play_random(match, moves=1, seed=2)
-        assert queue.llen("celery") == 1  # the flag stood: the queued flush will find this move's e-mail
-    # The opening turn's e-mail went out at once (tasks run eagerly outside the broker block).
-    assert Notification.objects.filter(match=match, status="pending").count() == 2
-    if connection.vendor == "postgresql":
-        # A move: the lock, then the COMMIT carrying the writes and the flag; no round trip after it.
-        # (The first move of the session also prepares its statements, one round trip each.)
-        moves = [at for at, trip in enumerate(trips) if trip == "move"]
-        assert len(moves) == 2 and "_commit_gen" not in trips, trips
-        assert trips[moves[-1] + 1 :][:3] == ["_execute_gen", "execute", "played"], trips
-    queue.flushdb()
-
-
-def _round_trips(monkeypatch) -> list[str]:
-    """What the database session waits on from now on: one entry per round trip (PostgreSQL)."""
-    trips: list[str] = []
-    if connection.vendor == "postgresql":
-        connection.ensure_connection()
-        real = connection.connection.wait
-
-        def counting(generator, *args, **kwargs):
-            trips.append(getattr(generator, "__name__", "?"))
-            return real(generator, *args, **kwargs)
-
-        monkeypatch.setattr(connection.connection, "wait", counting)
-    return trips
-
-
-def test_with_coalescing_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
-    coalescing, started_match, django_capture_on_commit_callbacks, caplog
-):
-    note = your_turn_row(open_turn(started_match(), 0))
-    with (
-        broker(f"redis://127.0.0.1:{free_port()}/0"),
-        caplog.at_level(logging.WARNING, logger="games.dispatch"),
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        queue_send([note.pk])
-    note.refresh_from_db()
-    assert note.status == Status.PENDING and not mail.outbox
     assert "the sweep will queue it again" in caplog.text

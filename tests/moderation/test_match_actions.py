@@ -15,6 +15,7 @@ from games import services, signals
 from games.errors import Conflict, Forbidden, ServiceError
 from games.models import HiddenHand, Match, Move, Seat, Turn
 from games.selectors import match_log_for
+from games.services import recording
 from games.sweep import sweep_run
 from moderation import services as moderation
 from moderation.models import ModerationAction
@@ -170,7 +171,7 @@ def test_a_paused_match_owes_no_computer_move_until_it_resumes(
     match.refresh_from_db()
     assert match.work_due_at is None
     assert services.bot_move(match_id=match.pk, version=match.version, position=1) is None
-    assert services.automatic_work(match, match.engine, match.engine_state) == []
+    assert recording.automatic_work(match, match.engine, match.engine_state) == []
     assert sweep_run(now=timezone.now() + DAY).matches == []
     assert to_move(match) == 1
     with django_capture_on_commit_callbacks(execute=True):

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.conf import settings
 from django.urls import reverse
+from icalendar import Calendar
 
 from games.calendar import CalendarEvent, ics_calendar, ics_escape, ics_fold
 from games.models import Turn
@@ -16,6 +17,11 @@ NOW = datetime(2025, 3, 4, 12, 30, 5, tzinfo=UTC)
 def unfold(text: str) -> list[str]:
     """The content lines of an iCalendar text, folding undone (RFC 5545 section 3.1)."""
     return text.replace("\r\n ", "").split("\r\n")
+
+
+def events_of(text: str) -> list:
+    """The VEVENTs of an iCalendar text, read back by an independent parser."""
+    return Calendar.from_ical(text).walk("VEVENT")
 
 
 def feed_url(user) -> str:
@@ -47,11 +53,11 @@ def test_a_calendar_has_crlf_lines_utc_times_and_one_event_per_deadline():
         uid="turn-7@wallsite",
         start=deadline,
         end=deadline + timedelta(minutes=15),
-        summary="Move due: Walls, towers; and more (Wall Go)",
+        summary="Move due: Walls, towers; and\nmore (Wall Go)",
         description="Line one\nLine two with a very long tail " + "x" * 80,
         url="http://example.com/matches/7/",
     )
-    text = ics_calendar(events=[event], now=NOW, name="Deadlines")
+    text = ics_calendar(events=[event], now=NOW, name="Deadlines, mine; all")
     assert text.endswith("\r\n")
     assert "\n" not in text.replace("\r\n", "")  # no bare line feeds
     assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))
@@ -63,9 +69,20 @@ def test_a_calendar_has_crlf_lines_utc_times_and_one_event_per_deadline():
     assert "DTSTAMP:20250304T123005Z" in lines
     assert "DTSTART:20250306T090000Z" in lines
     assert "DTEND:20250306T091500Z" in lines
-    assert "SUMMARY:Move due: Walls\\, towers\\; and more (Wall Go)" in lines
+    assert "X-WR-CALNAME:Deadlines\\, mine\\; all" in lines
+    assert "REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines and "X-PUBLISHED-TTL:PT1H" in lines
+    assert "SUMMARY:Move due: Walls\\, towers\\; and\\nmore (Wall Go)" in lines
     assert "DESCRIPTION:Line one\\nLine two with a very long tail " + "x" * 80 in lines
     assert "URL:http://example.com/matches/7/" in lines
+    # Read back, every value of the event is what went in.
+    [parsed] = events_of(text)
+    assert str(parsed["UID"]) == "turn-7@wallsite"
+    assert parsed.decoded("DTSTAMP") == NOW
+    assert parsed.decoded("DTSTART") == deadline
+    assert parsed.decoded("DTEND") == deadline + timedelta(minutes=15)
+    assert str(parsed["SUMMARY"]) == event.summary
+    assert str(parsed["DESCRIPTION"]) == event.description
+    assert str(parsed["URL"]) == event.url
 
 
 def test_times_in_other_zones_are_written_in_utc():
@@ -73,7 +90,11 @@ def test_times_in_other_zones_are_written_in_utc():
 
     tokyo_nine = datetime(2025, 3, 6, 9, 0, tzinfo=ZoneInfo("Asia/Tokyo"))
     event = CalendarEvent("u@x", tokyo_nine, tokyo_nine + timedelta(minutes=15), "s", "d", "http://x/")
-    assert "DTSTART:20250306T000000Z" in unfold(ics_calendar(events=[event], now=NOW, name="n"))
+    text = ics_calendar(events=[event], now=NOW, name="n")
+    assert "DTSTART:20250306T000000Z" in unfold(text)
+    [parsed] = events_of(text)
+    assert parsed.decoded("DTSTART") == tokyo_nine
+    assert parsed.decoded("DTSTART").utcoffset() == timedelta(0)
 
 
 # --- the feed ---------------------------------------------------------------------------------------
@@ -87,12 +108,22 @@ def test_the_feed_lists_the_users_open_turns_with_deadlines(client, started_matc
     response = client.get(feed_url(alice))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/calendar")
-    lines = unfold(response.content.decode())
+    text = response.content.decode()
+    lines = unfold(text)
     assert lines.count("BEGIN:VEVENT") == 1
     assert f"UID:turn-{turn.pk}@wallsite" in lines
     assert f"DTSTART:{turn.deadline.astimezone(UTC):%Y%m%dT%H%M%SZ}" in lines
     assert "SUMMARY:Move due: Quick\\, sharp\\; game (Wall Go)" in lines
     assert f"URL:{settings.SITE_URL}{match.get_absolute_url()}" in lines
+    [event] = events_of(text)
+    assert str(event["UID"]) == f"turn-{turn.pk}@wallsite"
+    assert event.decoded("DTSTART") == turn.deadline.replace(microsecond=0)  # the format has seconds
+    assert str(event["SUMMARY"]) == "Move due: Quick, sharp; game (Wall Go)"
+    assert str(event["URL"]) == f"{settings.SITE_URL}{match.get_absolute_url()}"
+    # Nothing beyond the user's own deadlines: not the clockless match, not the secret address
+    # itself, no e-mail address, no other player.
+    for hidden in ("No clock", alice.calendar_token, alice.email, bob.email, bob.username):
+        assert hidden not in text, hidden
     # Bob is not to move anywhere yet; after alice moves, the deadline is his.
     assert unfold(client.get(feed_url(bob)).content.decode()).count("BEGIN:VEVENT") == 0
     play_random(match, moves=1)

@@ -24,11 +24,11 @@ from games import notifications, services
 from games.engines import registry
 from games.engines.base import Engine
 from games.models import HiddenHand, Match, Move, Notification
-from games.services import _has_secrets
+from games.services.recording import has_secrets
 
 pytestmark = pytest.mark.django_db
 
-SECRET_GAMES = [slug for slug in registry.slugs() if _has_secrets(registry.get_engine(slug))]
+SECRET_GAMES = [slug for slug in registry.slugs() if has_secrets(registry.get_engine(slug))]
 STEPS = 40
 # The CSRF token is masked afresh on every page; nothing else may change.
 CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=|data-csrf=)"[A-Za-z0-9]+"')

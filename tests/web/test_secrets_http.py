@@ -37,11 +37,12 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import dispatch, services, tasks
+from games import dispatch, tasks
 from games.api.tokens import api_token_create
 from games.engines import registry
 from games.engines.base import Engine
 from games.models import Match, Notification
+from games.services import recording
 from tests.web.test_secrets import SECRET_GAMES, _turn_email, everything, redeal_hidden
 
 pytestmark = pytest.mark.django_db
@@ -212,7 +213,7 @@ class Table:
         self.step += 1
         match = self.match
         match.refresh_from_db()
-        owed = services.automatic_work(match, self.engine, match.engine_state)
+        owed = recording.automatic_work(match, self.engine, match.engine_state)
         if owed:
             # What the commit queued (and work_due_at records for the sweep): run it as the worker does.
             assert match.work_due_at is not None, f"{self.where()}: owed work is not recorded"

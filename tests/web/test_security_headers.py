@@ -74,10 +74,33 @@ def test_every_page_forbids_inline_scripts_and_has_none(client, started_match, a
         assert policy_of(response)["script-src"] == "script-src 'self'", url
 
 
+SITE_POLICY = {
+    "default-src": "default-src 'self'",
+    "script-src": "script-src 'self'",
+    "style-src": "style-src 'self' 'unsafe-inline'",
+    "img-src": "img-src 'self' data:",
+    "font-src": "font-src 'self'",
+    "connect-src": "connect-src 'self'",
+    "object-src": "object-src 'none'",
+    "base-uri": "base-uri 'self'",
+    "form-action": "form-action 'self'",
+    "frame-ancestors": "frame-ancestors 'none'",
+}
+
+
+def test_the_header_carries_the_whole_policy_and_nothing_else(client):
+    for url in (reverse("lobby"), reverse("login"), reverse("api-docs")):
+        assert policy_of(client.get(url)) == SITE_POLICY, url
+
+
 def test_only_the_redoc_page_may_run_its_own_inline_start_up_script(client):
     response = client.get(reverse("api-redoc"))
     assert response.status_code == 200
-    assert "'unsafe-inline'" in policy_of(response)["script-src"]
+    assert policy_of(response) == {
+        **SITE_POLICY,
+        "script-src": "script-src 'self' 'unsafe-inline'",
+        "worker-src": "worker-src 'self' blob:",
+    }
     assert "'unsafe-inline'" not in policy_of(client.get(reverse("api-docs")))["script-src"]
 
 

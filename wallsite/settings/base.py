@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -46,9 +47,11 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "wallsite.middleware.TimezoneMiddleware",
-    "wallsite.middleware.ContentSecurityPolicyMiddleware",
+    "wallsite.middleware.PageCSPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that its lock-out answer passes back through the others (security headers, CSP).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "wallsite.urls"
@@ -72,31 +75,30 @@ TEMPLATES = [
 ]
 
 
-# Django's PostgreSQL backend: a health check that costs no round trip, timestamps read by psycopg's
-# compiled loader, JSON written by orjson, BEGIN sent with a transaction's first statement, and writes
-# held for the COMMIT and commit hooks' statements sent with it (see its module).
-POSTGRESQL_ENGINE = "wallsite.postgresql"
-
-
-def _database(url: str) -> dict:
-    config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
-    if config["ENGINE"] == "django.db.backends.postgresql":
-        config["ENGINE"] = POSTGRESQL_ENGINE
+def database_settings(url: str, *, conn_max_age: int = 0, pool_size: int = 0) -> dict:
+    """Django's own backend for ``url``. Development keeps no session between requests (the development
+    server starts a thread per HTTP connection, and a kept session would outlive it); production keeps
+    each one ``conn_max_age`` seconds, checked before reuse, or takes them from psycopg's pool of
+    ``pool_size`` (see production.py and the README's "Running it for real")."""
+    config = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=conn_max_age > 0)
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # IMMEDIATE takes the write lock when a transaction starts, so concurrent moves queue up
         # instead of failing half-way with "database is locked".
         config["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
         config["CONN_MAX_AGE"] = 0
+    elif pool_size:
+        # A pool hands sessions out per request; Django then keeps none itself.
+        config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, False
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
     return config
 
 
-DATABASES = {"default": _database(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"))}
-# The move and read paths prepare their statements once per PostgreSQL session (games/rows.py). A
-# pooler that hands one session's statements to another (PgBouncer in transaction mode) needs this off.
-DATABASE_PREPARE = env_bool("DATABASE_PREPARE", True)
-# The web processes' youngest-generation garbage-collection threshold (wallsite/gc_tuning.py); 0 keeps
-# Python's defaults.
-GC_GEN0_THRESHOLD = env_int("GC_GEN0_THRESHOLD", 20_000)
+DATABASES = {
+    "default": database_settings(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
@@ -120,6 +122,47 @@ STATIC_ROOT.mkdir(exist_ok=True)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-matches"
 LOGOUT_REDIRECT_URL = "lobby"
+
+# --- Log-in lock-out (django-axes; the site's additions are in accounts/lockout.py) -------------------
+AUTHENTICATION_BACKENDS = [
+    # First: a locked-out name or address is refused before any password is checked, whatever view asks.
+    "accounts.lockout.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "accounts.lockout.LockoutHandler"
+# Wrong passwords for one name (a person who forgot theirs tries a handful of times), or refused log-ins
+# from one address (trying many names is guessing), each counted on its own.
+LOGIN_FAILURE_LIMITS = {"username": 5, "ip_address": 30}
+AXES_LOCKOUT_PARAMETERS = list(LOGIN_FAILURE_LIMITS)
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMITS["username"]
+# The lock lifts this long after the last failure counted; failures while locked are not counted.
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "accounts.lockout.login_name"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+# Failures are kept (fifteen minutes); successful log-ins are not logged.
+AXES_DISABLE_ACCESS_LOG = True
+# How many proxies stand between clients and gunicorn, each appending the address it was reached from to
+# X-Forwarded-For: 1 behind the load balancer of the README. With 0, that header is whatever the client
+# wrote, and is never read.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+
+
+def ipware_sources(trusted_proxies: int) -> tuple[tuple[str, ...], int | None]:
+    """Where django-ipware finds the client's address for axes, and the proxy count it is given."""
+    if trusted_proxies <= 0:
+        return ("REMOTE_ADDR",), None
+    # The client's address is the proxies' count from the right of X-Forwarded-For (what a client writes
+    # there itself stays to the left). ipware counts the proxies named in the header: all but the nearest,
+    # which is REMOTE_ADDR.
+    return ("HTTP_X_FORWARDED_FOR",), trusted_proxies - 1
+
+
+AXES_IPWARE_META_PRECEDENCE_ORDER, AXES_IPWARE_PROXY_COUNT = ipware_sources(TRUSTED_PROXY_COUNT)
+# Not strict: a header longer than the proxies make it (the client or its own proxy wrote some) is still
+# read from the right, rather than set aside, which would count all such clients as one unknown address.
+IPWARE_STRICT = False
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
@@ -174,23 +217,31 @@ PRESENCE_WINDOW = timedelta(minutes=3)
 
 # Scripts only from our own static files: a name or a chat line that slipped past escaping still could
 # not run. Inline styles stay allowed (the SVG boards carry <style> blocks); nothing is framed.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-    "frame-ancestors 'none'"
-)
-# The ReDoc page (third-party, no user content) starts itself with an inline script.
-CONTENT_SECURITY_POLICY_EXCEPTIONS = {
-    "/api/redoc/": CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
-    + "; worker-src 'self' blob:",
+# The header is django-csp's (wallsite.middleware.PageCSPMiddleware). No nonces: no page has an inline
+# script to allow.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+# Sources added to the policy above on one page each, by path. The ReDoc page (third-party, no user
+# content) starts itself with an inline script and renders in a worker made from a blob.
+CONTENT_SECURITY_POLICY_PAGE_UPDATES = {
+    "/api/redoc/": {"script-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"]},
 }
 # Engines outside the registry, as "slug=dotted.path" (the test suite's own small games).
 EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.
 REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
-# One task sends the e-mails of every move made while it waited in the queue (games/dispatch.py);
-# off, each move queues its own.
-NOTIFY_COALESCE = env_bool("NOTIFY_COALESCE", True)
 VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)
 
 # --- Moves by e-mail (games/mailin.py, `manage.py mail_gateway`) --------------------------------------
@@ -201,6 +252,11 @@ MAIL_GATEWAY_HOST = env_str("MAIL_GATEWAY_HOST", "127.0.0.1")
 MAIL_GATEWAY_PORT = env_int("MAIL_GATEWAY_PORT", 8025)
 # A move is one line: anything bigger is refused with 552 before it is read.
 MAIL_GATEWAY_MAX_BYTES = env_int("MAIL_GATEWAY_MAX_BYTES", 256 * 1024)
+# The authserv-id of the relay in front of the gateway (e.g. "mx.wallsite.example"): a reply then plays
+# only when that relay's Authentication-Results header shows a DKIM or SPF pass for the account's domain.
+# The relay must drop incoming Authentication-Results headers with its id (RFC 8601 section 5). Empty: the
+# From: check is advisory and forgeable; the reply address alone is the capability (README).
+MAIL_GATEWAY_TRUSTED_AUTHSERV_ID = env_str("MAIL_GATEWAY_TRUSTED_AUTHSERV_ID", "")
 
 # --- REST API (games/api) -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -219,9 +275,6 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    # Answers a request with no format parameter and an Accept of nothing, */* or application/json
-    # without parsing either (DRF's own negotiation costs some 25 µs a request).
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "games.api.negotiation.FastContentNegotiation",
     "EXCEPTION_HANDLER": "games.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

@@ -22,6 +22,10 @@ CSRF_COOKIE_SECURE = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Behind the README's load balancer by default, as SECURE_PROXY_SSL_HEADER assumes: the log-in lock-out
+# counts each client's own address, from X-Forwarded-For, not the balancer's, which every client shares.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1)
+AXES_IPWARE_META_PRECEDENCE_ORDER, AXES_IPWARE_PROXY_COUNT = ipware_sources(TRUSTED_PROXY_COUNT)  # noqa: F405
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
@@ -31,9 +35,21 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 
-# A database that silently drops packets must fail a request in seconds, not hang it for minutes.
-if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE:  # noqa: F405
-    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 5)  # noqa: F405
+# Sessions kept between requests (checked before reuse), or psycopg's pool when DATABASE_POOL_SIZE is set
+# (the README's "Running it for real" says when each fits, and how PgBouncer does).
+DATABASES = {
+    "default": database_settings(  # noqa: F405
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),  # noqa: F405
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        pool_size=env_int("DATABASE_POOL_SIZE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    # A database that silently drops packets must fail a request in seconds, not hang it for minutes.
+    options["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 5)
+    # Parameters bound by the server (psycopg's extended protocol) rather than written into the text.
+    options["server_side_binding"] = env_bool("DATABASE_SERVER_SIDE_BINDING", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

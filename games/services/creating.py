@@ -1,0 +1,179 @@
+"""Creating, joining, leaving and starting matches."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games.bots import LEVELS as bot_levels
+from games.engines import registry
+from games.errors import Conflict, Forbidden, ServiceError
+from games.models import HiddenHand, Match, Seat
+from games.rng import rng_dump, rng_new
+from games.services.recording import (
+    match_lock,
+    seats_with_users,
+    state_store,
+    turns_sync,
+    work_schedule,
+)
+
+MAX_MOVE_TIME_LIMIT = timedelta(days=30)
+
+
+def match_create(
+    *,
+    creator: AbstractBaseUser,
+    game: str,
+    seat_count: int,
+    options: dict[str, str] | None = None,
+    name: str = "",
+    move_time_limit: timedelta | None = None,
+    bank_initial: timedelta | None = None,
+    bank_increment: timedelta | None = None,
+    bank_max: timedelta | None = None,
+    pause_weekends: bool = False,
+    timeout_policy: str = Match.Timeout.SKIP,
+    bots: list[str] | None = None,
+    rated: bool = True,
+) -> Match:
+    """Open a match with the creator in the first seat; it starts when every seat is taken.
+
+    ``bots`` seats computer opponents of those kinds (``games.bots.LEVELS``) right after the creator;
+    when they fill the table the match starts at once. A match with computer opponents is never rated
+    (they have no rating to win or lose against).
+    """
+    try:
+        engine = registry.get_engine(game)
+    except registry.UnknownGame as exc:
+        raise ServiceError(str(exc)) from None
+    try:
+        resolved = engine.resolve_options(options, seats=seat_count)
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
+    if move_time_limit is not None and not timedelta(hours=1) <= move_time_limit <= MAX_MOVE_TIME_LIMIT:
+        raise ServiceError("The time per move must be between one hour and 30 days.")
+    if timeout_policy not in Match.Timeout.values:
+        raise ServiceError(f"{timeout_policy!r} is not a timeout policy.")
+    if (bank_initial or bank_increment or bank_max) and move_time_limit is None:
+        raise ServiceError("A reserve needs a time per move.")
+    for label, value in (("reserve", bank_initial), ("reserve increment", bank_increment), ("cap", bank_max)):
+        if value is not None and not timedelta(0) <= value <= MAX_MOVE_TIME_LIMIT * 2:
+            raise ServiceError(f"The {label} must be between zero and 60 days.")
+    if bank_max is not None and bank_initial is not None and bank_max < bank_initial:
+        raise ServiceError("The reserve cap cannot be below the starting reserve.")
+    name = name.strip()
+    if len(name) > 80:
+        raise ServiceError("A match name has at most 80 characters.")
+    bot_kinds = list(bots or [])
+    for kind in bot_kinds:
+        if kind not in bot_levels:
+            known = ", ".join(bot_levels)
+            raise ServiceError(f"There is no computer opponent called {kind!r}; choose one of {known}.")
+    if len(bot_kinds) >= seat_count:
+        raise ServiceError(
+            f"Computer opponents can take at most {seat_count - 1} of the {seat_count} seats: one is yours."
+        )
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game,
+            name=name,
+            options=resolved,
+            seat_count=seat_count,
+            created_by=creator,
+            move_time_limit=move_time_limit,
+            bank_initial=bank_initial,
+            bank_increment=bank_increment,
+            bank_max=bank_max if bank_max is not None else bank_initial,
+            pause_weekends=pause_weekends,
+            timeout_policy=timeout_policy,
+            rated=bool(rated) and not bot_kinds,
+        )
+        Seat.objects.bulk_create(
+            [Seat(match=match, position=0, user=creator)]
+            + [
+                Seat(match=match, position=p, user=None, bot=kind)
+                for p, kind in enumerate(bot_kinds, start=1)
+            ]
+        )
+        if 1 + len(bot_kinds) == seat_count:
+            _start(match)
+    return match
+
+
+def seat_join(*, match_id: Any, user: AbstractBaseUser) -> Seat:
+    """Take the next free seat; the match starts in the same transaction when the table is full."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        if match.status != Match.Status.OPEN:
+            raise Conflict("This match is no longer open for players.")
+        seats = list(match.seats.all())
+        if any(seat.user_id == user.pk for seat in seats):
+            raise Conflict("You already have a seat in this match.")
+        if len(seats) >= match.seat_count:
+            raise Conflict("This match is full.")
+        seat = Seat.objects.create(match=match, position=len(seats), user=user)
+        if len(seats) + 1 == match.seat_count:
+            _start(match)
+    return seat
+
+
+def seat_leave(*, match_id: Any, user: AbstractBaseUser) -> None:
+    """Give up a seat before the match starts; a match no person sits at is abandoned."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        if match.status != Match.Status.OPEN:
+            raise Conflict("The match has started: resign instead of leaving.")
+        seat = match.seats.filter(user=user).first()
+        if seat is None:
+            raise Forbidden("You have no seat in this match.")
+        seat.delete()
+        # Close the gap so positions stay 0..n-1 in joining order.
+        for position, other in enumerate(match.seats.order_by("position")):
+            if other.position != position:
+                Seat.objects.filter(pk=other.pk).update(position=position)
+        # Computer seats alone do not keep a table open: with no person left, it is abandoned.
+        if not match.seats.filter(user__isnull=False).exists():
+            match.seats.all().delete()
+            match.status = Match.Status.ABANDONED
+            match.finished_at = timezone.now()
+            match.result_text = "Abandoned before it started."
+            match.save(update_fields=["status", "finished_at", "result_text", "updated_at"])
+
+
+def match_start(*, match_id: Any) -> Match:
+    """Deal the opening position. Called by seat_join when the table fills; also usable by moderators."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        if match.status != Match.Status.OPEN:
+            raise Conflict("This match has already started.")
+        if match.seats.count() != match.seat_count:
+            raise Conflict("Every seat must be taken before the match starts.")
+        _start(match)
+    return match
+
+
+def _start(match: Match) -> None:
+    engine = match.engine
+    rng = rng_new()
+    state = engine.new_state(seats=match.seat_count, options=match.options, rng=rng)
+    now = timezone.now()
+    match.status = Match.Status.ACTIVE
+    match.started_at = now
+    match.rng_state = rng_dump(rng)
+    match.version = 0
+    state_store(match, engine, state)
+    seats = seats_with_users(match)
+    for seat in seats:
+        seat.bank = match.bank_initial
+    Seat.objects.bulk_update(seats, ["bank"])
+    HiddenHand.objects.bulk_create(
+        [HiddenHand(seat=seat, data=engine.private_view(state, seat.position)) for seat in seats]
+    )
+    turns_sync(match, engine, state, now=now, seats=seats)
+    work_schedule(match, engine, state, now=now, seats=seats)
+    match.save()

@@ -1,0 +1,157 @@
+"""Playing: a player's move or resignation, a chance step and a computer's move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from games.bots import DEFAULT as DEFAULT_BOT
+from games.bots import LEVELS as bot_levels
+from games.bots import bot_for
+from games.engines.base import IllegalMove
+from games.errors import Conflict, InvalidMove, NotFound
+from games.models import Match, Move, Seat
+from games.rng import rng_dump, rng_load
+from games.services.recording import (
+    MOVED_ON,
+    match_lock,
+    playing_seat,
+    seat_take_out,
+    seats_with_users,
+    step_record,
+)
+
+PAUSED = "A moderator has paused this match: nothing can be played until it resumes."
+
+
+def move_play(
+    *,
+    match_id: Any,
+    user: AbstractBaseUser,
+    expected_version: int,
+    text: str | None = None,
+    move: dict[str, Any] | None = None,
+) -> Move:
+    """Apply one move of the user's seat, given as notation (``text``) or as a move dict.
+
+    The version the player saw must still be current: otherwise someone moved in between (or the
+    same form was sent twice) and nothing is applied.
+    """
+    with transaction.atomic():
+        # A player's move draws nothing: the random generator stays unread.
+        match = match_lock(match_id, rng=False)
+        engine = match.engine
+        if match.status != Match.Status.ACTIVE:
+            raise Conflict(
+                "This match is not in play." if match.status == Match.Status.OPEN else "This match is over."
+            )
+        if match.paused_at is not None:
+            raise Conflict(PAUSED)
+        seats = seats_with_users(match)
+        seat = playing_seat(match, user, seats=seats)
+        if expected_version != match.version:
+            raise Conflict(f"{MOVED_ON} Look at the board again.")
+        state = match.engine_state
+        if seat.position not in engine.actors(state):
+            raise InvalidMove("It is not your turn.")
+        if move is None:
+            if not text or not text.strip():
+                raise InvalidMove("Enter a move.")
+            try:
+                move = engine.parse_move(text)
+            except IllegalMove as exc:
+                raise InvalidMove(str(exc)) from None
+        try:
+            new_state, events = engine.apply(state, seat.position, move)
+        except IllegalMove as exc:
+            raise InvalidMove(str(exc)) from None
+        return step_record(
+            match,
+            engine,
+            new_state,
+            events,
+            seat=seat,
+            move=move,
+            notation=engine.format_move(move),
+            seats=seats,
+        )
+
+
+def match_resign(*, match_id: Any, user: AbstractBaseUser) -> Match:
+    """The user's seat gives up: it ranks last; the others play on when the game allows it."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        if match.status != Match.Status.ACTIVE:
+            raise Conflict("Only a match in play can be resigned.")
+        if match.paused_at is not None:
+            raise Conflict(PAUSED)
+        seat = playing_seat(match, user, seats=seats_with_users(match))
+        seat_take_out(match, seat, status=Seat.Status.RESIGNED, verb="resigns")
+    return match
+
+
+def chance_resolve(*, match_id: int, version: int) -> Move | None:
+    """Perform the pending chance step with the match's own RNG; a stale or repeated call does nothing."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        engine = match.engine
+        state = match.engine_state
+        if (
+            match.status != Match.Status.ACTIVE
+            or match.paused_at is not None
+            or match.version != version
+            or not engine.chance_pending(state)
+        ):
+            return None
+        rng = rng_load(match.rng_state)
+        new_state, events = engine.resolve_chance(state, rng)
+        match.rng_state = rng_dump(rng)
+        return step_record(match, engine, new_state, events, seat=None, move=None, notation="")
+
+
+def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
+    """A computer's move for a bot seat (its own kind), or for a seat on autopilot after a timeout
+    (the default kind), drawn with the match's server-side RNG.
+
+    The bot thinks before the transaction, on the position at ``version``: up to a few seconds of search
+    must not hold the match's row lock (on SQLite, the whole database's write lock). The move and the RNG
+    state it leaves are stored only if, under the lock, the match is still at that version and the seat
+    still the computer's; otherwise nothing happens and the work queued for the new position thinks again.
+    """
+    snapshot = Match.objects.filter(pk=match_id).first()
+    if snapshot is None:
+        raise NotFound("There is no such match.")
+    planned = _bot_seat(snapshot, version, position)
+    if planned is None:
+        return None
+    engine = snapshot.engine
+    state = snapshot.engine_state
+    rng = rng_load(snapshot.rng_state)
+    # A kind no longer offered (an old seat) plays at the default strength rather than never moving.
+    kind = planned.bot if planned.bot in bot_levels else DEFAULT_BOT
+    move = bot_for(kind).choose(engine, state, position, rng)
+    with transaction.atomic():
+        match = match_lock(match_id)
+        seat = _bot_seat(match, version, position)
+        if seat is None or match.rng_state != snapshot.rng_state:
+            return None
+        match.rng_state = rng_dump(rng)
+        new_state, events = engine.apply(state, position, move)
+        notation = engine.format_move(move)
+        return step_record(match, engine, new_state, events, seat=seat, move=move, notation=notation)
+
+
+def _bot_seat(match: Match, version: int, position: int) -> Seat | None:
+    """The seat at ``position`` if the computer is to move for it in ``match`` at ``version``."""
+    if match.status != Match.Status.ACTIVE or match.paused_at is not None or match.version != version:
+        return None
+    seat = match.seats.filter(position=position, status=Seat.Status.PLAYING).first()
+    if (
+        seat is None
+        or not (seat.bot or seat.autopilot)
+        or position not in match.engine.actors(match.engine_state)
+    ):
+        return None
+    return seat

@@ -1,0 +1,354 @@
+"""Recording a step of a match: the log line, the stored position and hands, the turns it closes and
+opens, the automatic work it owes and, when it ends the match, the result. Every writer of a match
+(playing, clocks, moderators) comes through here, holding the match's row lock."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import dispatch, notifications, signals
+from games.clock import ClockRules, bank_after_move, deadline_for, reminder_schedule
+from games.engines.base import Engine, Event
+from games.errors import Conflict, Forbidden, NotFound
+from games.models import HiddenHand, Match, Move, Seat, Turn, match_key
+
+MOVED_ON = "The game has moved on since you loaded the page; nothing was played."
+
+
+def match_lock(match_id: Any, *, rng: bool = True) -> Match:
+    """The match, its row locked until the transaction ends.
+
+    ``rng=False`` leaves the random generator's state unread (kilobytes that only chance steps and
+    computer players use): it stays deferred, and ``match_save`` does not write it back.
+    """
+    matches = Match.objects.select_for_update()
+    if not rng:
+        matches = matches.defer("rng_state")
+    try:
+        return matches.get(pk=match_key(match_id))
+    except Match.DoesNotExist:
+        raise NotFound("There is no such match.") from None
+
+
+def match_save(match: Match, *, seen: int, now: datetime) -> None:
+    """Store the fields of ``match`` read or set here, provided its row is still at version ``seen``.
+
+    This conditional update is the real guard: it refuses a second writer even where the database
+    ignores SELECT ... FOR UPDATE (SQLite); the transaction then rolls back all the step wrote.
+    """
+    match.updated_at = now
+    deferred = match.get_deferred_fields()
+    values = {
+        field.attname: getattr(match, field.attname) for field in _FIELDS if field.attname not in deferred
+    }
+    if Match.objects.filter(pk=match.pk, version=seen).update(**values) != 1:
+        raise Conflict(MOVED_ON)
+
+
+_FIELDS = [field for field in Match._meta.concrete_fields if not field.primary_key]
+
+
+def seats_with_users(match: Match) -> list[Seat]:
+    """The match's seats in order, each with its user (None for a computer's seat)."""
+    return list(match.seats.select_related("user"))
+
+
+def playing_seat(match: Match, user: AbstractBaseUser, *, seats: list[Seat]) -> Seat:
+    """The user's seat in the match, if it is still in play; Forbidden otherwise."""
+    if not user.is_authenticated:
+        raise Forbidden("Log in to play.")
+    seat = next((seat for seat in seats if seat.user_id == user.pk), None)
+    if seat is None:
+        raise Forbidden("You are not playing in this match.")
+    if seat.status != Seat.Status.PLAYING:
+        raise Forbidden("You are no longer playing in this match.")
+    return seat
+
+
+def state_store(match: Match, engine: Engine, state: dict[str, Any]) -> None:
+    match.engine_state = state
+    match.public_view = engine.public_view(state)
+
+
+def has_secrets(engine: Engine) -> bool:
+    """Whether any seat of this game may know something the others may not (a hand, a sealed bid)."""
+    return type(engine).private_view is not Engine.private_view
+
+
+def hands_store(match: Match, engine: Engine, state: dict[str, Any], *, now: datetime) -> None:
+    """Bring every seat's hidden hand up to ``state``; games without secrets have no hands to write."""
+    if not has_secrets(engine):
+        return
+    changed = []
+    for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
+        data = engine.private_view(state, hand.seat.position)
+        if data != hand.data:
+            hand.data, hand.updated_at = data, now
+            changed.append(hand)
+    HiddenHand.objects.bulk_update(changed, ["data", "updated_at"])
+
+
+def next_seq(match: Match) -> int:
+    """The seq of the match's next log line; the caller stores ``match`` (or its ``log_length``)."""
+    match.log_length += 1
+    return match.log_length
+
+
+def log_line(match: Match, *, seat: Seat | None, kind: str, text: str) -> Move:
+    """A log line that changes nothing on the board (a vacation day, a computer taking over, a
+    moderator's note): the version stays, so nobody's open page goes stale. A match still open has no
+    position yet: its line holds none."""
+    event = Event(kind=kind, text=text, data={"seat": seat.position if seat else None})
+    line = Move.objects.create(
+        match=match,
+        seq=next_seq(match),
+        seat=seat,
+        move=None,
+        notation="",
+        events=[event.to_dict()],
+        state_after=match.engine_state if match.engine_state is not None else {},
+    )
+    Match.objects.filter(pk=match.pk).update(log_length=match.log_length)
+    return line
+
+
+def step_record(
+    match: Match,
+    engine: Engine,
+    state: dict[str, Any] | None,
+    events: list[Event],
+    *,
+    seat: Seat | None,
+    move: dict[str, Any] | None,
+    notation: str,
+    force_end: bool = False,
+    closed_by: str = "move",
+    seats: list[Seat] | None = None,
+) -> Move:
+    """Append the step to the log, store the new position and hands, bump the version, move the
+    turns on (or finish the match) and queue the automatic work it owes.
+
+    ``seats`` are the match's seats with their users when the caller has read them already.
+    """
+    now = timezone.now()
+    if state is None:
+        state = match.engine_state
+    seen = match.version
+    match.version += 1
+    # Asked of the position the move was made in, which match still holds until state_store.
+    sealed = (
+        engine.move_visible_to(match.engine_state, seat.position, move)
+        if move is not None and seat is not None
+        else None
+    )
+    logged = Move.objects.create(
+        match=match,
+        seq=next_seq(match),
+        seat=seat,
+        move=move,
+        notation=notation,
+        notation_visible_to=None if sealed is None else sorted(sealed),
+        events=[event.to_dict() for event in events],
+        state_after=state,
+    )
+    state_store(match, engine, state)
+    hands_store(match, engine, state, now=now)
+    if seats is None:
+        seats = seats_with_users(match)
+    if force_end or engine.is_over(state):
+        match_finish(match, engine, state, now=now, seats=seats)
+        match.work_due_at = None
+    else:
+        turns_sync(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
+        work_schedule(match, engine, state, now=now, seats=seats)
+    match_save(match, seen=seen, now=now)
+    return logged
+
+
+def clock_rules(match: Match) -> ClockRules:
+    return ClockRules(
+        move_time=match.move_time_limit,
+        bank_increment=match.bank_increment,
+        bank_max=match.bank_max,
+        pause_weekends=match.pause_weekends,
+    )
+
+
+def _zone(seat: Seat) -> ZoneInfo:
+    return ZoneInfo(seat.user.time_zone if seat.user_id else "UTC")
+
+
+def turns_sync(
+    match: Match,
+    engine: Engine,
+    state: dict[str, Any],
+    *,
+    now: datetime,
+    seats: list[Seat],
+    mover: Seat | None = None,
+    closed_by: str = "move",
+) -> None:
+    """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat,
+    and queue the "your turn" e-mails they owe. The mover's reserve is settled against the time its
+    turn took."""
+    actors = engine.actors(state)
+    rules = clock_rules(match)
+    by_id = {seat.pk: seat for seat in seats}
+    open_turns = {}
+    for turn in match.turns.filter(closed_at__isnull=True).order_by():
+        turn.seat = by_id[turn.seat_id]
+        open_turns[turn.seat.position] = turn
+    for position, turn in list(open_turns.items()):
+        moved = mover is not None and turn.seat_id == mover.pk
+        # A seat that acts again right after its own move (snake placement, a skipped turn) gets a
+        # fresh turn and a fresh clock.
+        if position in actors and not moved:
+            continue
+        del open_turns[position]
+        turn.closed_at = now
+        turn.closed_by = closed_by if moved else "other"
+        turn.save(update_fields=["closed_at", "closed_by"])
+        if moved and closed_by == "move" and turn.seat.bank is not None:
+            bank = bank_after_move(turn.started_at, now, rules, bank=turn.seat.bank, tz=_zone(turn.seat))
+            Seat.objects.filter(pk=mover.pk).update(bank=bank)
+    new_turns = []
+    for seat in seats:
+        if seat.position not in actors or seat.position in open_turns:
+            continue
+        automatic = bool(seat.bot or seat.autopilot)
+        deadline = None if automatic else deadline_for(now, rules, bank=seat.bank, tz=_zone(seat))
+        reminder = (
+            reminder_schedule(deadline, seat.user.reminder_hours, now=now)
+            if seat.user_id and deadline
+            else None
+        )
+        new_turns.append(
+            Turn(
+                match=match,
+                seat=seat,
+                number=match.version,
+                started_at=now,
+                deadline=deadline,
+                remind_at=reminder[0] if reminder else None,
+                remind_lead=reminder[1] if reminder else None,
+            )
+        )
+    if new_turns:
+        Turn.objects.bulk_create(new_turns)  # sets their ids, which their e-mails' keys carry
+        notes = [notifications.notify_turn_started(turn=turn, now=now) for turn in new_turns]
+        notifications.queue_send(note.pk for note in notes if note is not None)
+
+
+def work_schedule(
+    match: Match, engine: Engine, state: dict[str, Any], *, now: datetime, seats: list[Seat] | None = None
+) -> None:
+    """Queue, once the transaction commits, the automatic step the position now owes, if any.
+
+    ``work_due_at`` records that it is owed, so the sweep queues it again if the queue was down.
+    """
+    work = automatic_work(match, engine, state, seats=seats)
+    match.work_due_at = now if work else None
+    if work:
+        transaction.on_commit(lambda: dispatch.work_enqueue(work))
+
+
+def automatic_work(
+    match: Match, engine: Engine, state: dict[str, Any], *, seats: list[Seat] | None = None
+) -> list[dispatch.Work]:
+    """The chance step or the computer moves the position owes (none while paused)."""
+    if match.status != Match.Status.ACTIVE or match.paused_at is not None:
+        return []
+    if engine.chance_pending(state):
+        return [dispatch.Work("chance", match.pk, match.version)]
+    if seats is None:
+        seats = list(match.seats.all())
+    automatic = {
+        seat.position for seat in seats if seat.status == Seat.Status.PLAYING and (seat.autopilot or seat.bot)
+    }
+    return [
+        dispatch.Work("bot", match.pk, match.version, pos) for pos in sorted(engine.actors(state) & automatic)
+    ]
+
+
+def match_finish(
+    match: Match, engine: Engine, state: dict[str, Any], *, now: datetime, seats: list[Seat]
+) -> None:
+    """Score and rank the seats, close the open turns, mark the match finished (the caller stores it)
+    and tell the receivers (ratings, leagues)."""
+    scores = engine.outcome(state) if engine.is_over(state) else None
+    playing = [seat for seat in seats if seat.status == Seat.Status.PLAYING]
+    out = [seat for seat in seats if seat.status != Seat.Status.PLAYING]
+    for seat in seats:
+        seat.score = scores[seat.position] if scores is not None else None
+    # Players still in the game rank by score (all equal when the game was cut short); a seat that
+    # resigned or forfeited ranks below every one of them.
+    ordered = sorted(playing, key=lambda s: -(s.score or 0.0))
+    rank = 0
+    previous: float | None = None
+    for index, seat in enumerate(ordered, start=1):
+        value = seat.score or 0.0
+        if previous is None or value != previous:
+            rank = index
+            previous = value
+        seat.rank = rank
+    for seat in out:
+        seat.rank = len(playing) + 1
+    Seat.objects.bulk_update(seats, ["score", "rank"])
+    match.turns.filter(closed_at__isnull=True).update(closed_at=now, closed_by="end")
+    match.status = Match.Status.FINISHED
+    match.finished_at = now
+    match.result_text = _result_text(playing, scores)
+    signals.match_finished.send(sender=Match, match=match)
+
+
+def _result_text(playing: list[Seat], scores: list[float] | None) -> str:
+    if not playing:
+        return "Nobody is left in the match."
+    winners = [seat for seat in playing if seat.rank == 1]
+    names = " and ".join(seat.player_name for seat in winners)
+    if scores is None:
+        return f"{names} wins: every other player is out." if len(winners) == 1 else f"Draw between {names}."
+    points = _points(winners[0].score)
+    if len(winners) == 1:
+        return f"{names} wins with {points}."
+    return f"Draw between {names} with {points} each."
+
+
+def _points(value: float | None) -> str:
+    value = value or 0.0
+    number = int(value) if float(value).is_integer() else value
+    return f"{number} point" + ("" if number == 1 else "s")
+
+
+def seat_take_out(match: Match, seat: Seat, *, status: str, verb: str, closed_by: str = "resign") -> None:
+    """Put a seat out of the match (resigned, forfeited): the others play on if the game allows it."""
+    seat.status = status
+    seat.autopilot = False
+    seat.save(update_fields=["status", "autopilot"])
+    engine = match.engine
+    state = match.engine_state
+    events = [Event(kind="seat_out", text=f"{seat.player_name} {verb}.", data={"seat": seat.position})]
+    still_playing = match.seats.filter(status=Seat.Status.PLAYING).count()
+    if still_playing >= 2:
+        try:
+            state, more = engine.eliminate(state, seat.position)
+            events += more
+        except NotImplementedError:
+            state = None  # the game cannot go on without this seat
+    step_record(
+        match,
+        engine,
+        state,
+        events,
+        seat=seat,
+        move=None,
+        notation=verb.split()[0],
+        force_end=state is None or still_playing < 2,
+        closed_by=closed_by,
+    )
