@@ -49,7 +49,7 @@ audit: install
 # Two xdist workers for what may run side by side, then alone what starts and times processes of its own
 # (tests/faults, tests/tasks); the 20 slowest of each part are printed.
 test: install chromium lint
-	$(BIN)/pytest -n 2 --dist loadfile -m "not serial" --durations=20
+	$(BIN)/pytest -n 2 -m "not serial" --durations=20
 	$(BIN)/pytest -m serial --durations=20
 
 bench: install

@@ -3,7 +3,10 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
+from accounts.forms import AdminLoginForm
 from accounts.models import User
+
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(User)

@@ -3,16 +3,18 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms.utils import flatatt
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from accounts.models import User, time_zone_choices
 from accounts.services import MAX_REMINDER_HOURS, MAX_REMINDERS
+from games.text import TextCheckedForm
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(TextCheckedForm, UserCreationForm):
     email = forms.EmailField(help_text="For password resets and, if you wish, turn notifications.")
 
     class Meta(UserCreationForm.Meta):
@@ -30,6 +32,15 @@ class SignupForm(UserCreationForm):
         if User.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError("That name is taken.")
         return username
+
+
+class LoginForm(TextCheckedForm, AuthenticationForm):
+    """Django's log-in form, refusing a name that is not text with the reason, before any account is
+    looked up or a failure counted (accounts/lockout.py)."""
+
+
+class AdminLoginForm(TextCheckedForm, AdminAuthenticationForm):
+    """The admin's log-in form, with the same refusal (accounts/admin.py installs it)."""
 
 
 class LongSelect(forms.Select):
@@ -52,7 +63,7 @@ class LongSelect(forms.Select):
         return format_html('<select name="{}"{}>{}</select>', widget["name"], attributes, options)
 
 
-class PreferencesForm(forms.Form):
+class PreferencesForm(TextCheckedForm, forms.Form):
     """What the user wants to hear from us and when; saved through ``user_update_preferences``."""
 
     time_zone = forms.ChoiceField(

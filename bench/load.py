@@ -503,8 +503,10 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         _wait_for(lambda: _gunicorn_up(base), "gunicorn", processes[-1], log)
         for number in range(args.celery_workers):
             log = scratch / f"worker{number}.log"
+            # Both queues: the default one (e-mails, chance steps, the sweep) and computer opponents'.
             celery = [sys.executable, "-m", "celery", "-A", "wallsite", "worker", "-c", "2", "-l", "info",
-                      "--without-mingle", "--without-gossip", "-n", f"load{number}@%h"]  # fmt: skip
+                      "-Q", "celery,bots", "--without-mingle", "--without-gossip",
+                      "-n", f"load{number}@%h"]  # fmt: skip
             processes.append(_spawn(celery, env=env, log=log))
             _wait_for(
                 lambda log=log: "ready." in log.read_text(errors="replace"),

@@ -14,8 +14,10 @@ from django.utils import timezone
 from chat.models import MAX_LENGTH, ChatMessage
 from games.errors import Conflict, Forbidden, NotFound, ServiceError
 from games.models import Match
+from games.text import text_problem
 
-# Control characters (PostgreSQL cannot store NUL; the others only garble a page), newlines and tabs kept.
+# Other control characters only garble a page: they are dropped (newlines and tabs kept). A NUL, a lone
+# surrogate or a non-character is refused with the reason (games/text.py).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -33,6 +35,9 @@ def message_post(
 ) -> ChatMessage:
     """A player's message in the match's chat; refused when they write faster than the rate limit."""
     now = now or timezone.now()
+    problem = text_problem(text or "")
+    if problem:
+        raise ServiceError(f"Your message {problem}: remove it and send the message again.")
     text = _CONTROL.sub("", text or "").strip()
     if not text:
         raise ServiceError("Write a message first.")

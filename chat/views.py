@@ -30,7 +30,12 @@ def message_post(request: HttpRequest, match_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def spectators_read(request: HttpRequest, match_id: int) -> HttpResponse:
-    allowed = request.POST.get("allowed") == "1"
+    # The form sends 1 or 0; anything else is refused rather than read as "no".
+    choice = request.POST.get("allowed", "")
+    if choice not in ("0", "1"):
+        messages.error(request, "Choose whether spectators may read the chat: send allowed=1 or allowed=0.")
+        return redirect(reverse("match-detail", args=[match_id]) + "#chat")
+    allowed = choice == "1"
     try:
         services.spectators_read_set(match_id=match_id, user=request.user, allowed=allowed)
     except NotFound:

@@ -27,3 +27,14 @@ class Conflict(ServiceError):
 
 class InvalidMove(ServiceError):
     status = 400
+
+
+class LimitReached(ServiceError):
+    """An account is at one of its caps (games/services/creating.py). With ``retry_after`` (seconds)
+    the cap lifts by itself: 429, and the API sends Retry-After. Without it only the person can lift it
+    (by finishing something): 403, so that a program does not retry in a loop."""
+
+    def __init__(self, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = 403 if retry_after is None else 429

@@ -8,9 +8,10 @@ from games import bots
 from games.engines import registry
 from games.engines.base import Engine, OptionsInvalid
 from games.models import Match
+from games.text import TextCheckedForm
 
 
-class MatchCreateForm(forms.Form):
+class MatchCreateForm(TextCheckedForm, forms.Form):
     TIME_UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
 
     game = forms.ChoiceField(choices=registry.choices)
@@ -178,6 +179,6 @@ class MatchCreateForm(forms.Form):
             self.add_error(None, str(exc))
 
 
-class MoveForm(forms.Form):
+class MoveForm(TextCheckedForm, forms.Form):
     move = forms.CharField(max_length=200, label="Move", strip=True)
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)

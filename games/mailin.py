@@ -42,6 +42,7 @@ from games import replies, services
 from games.errors import Conflict, ServiceError
 from games.models import Match
 from games.replies import reply_parse
+from games.text import text_problem
 
 log = logging.getLogger(__name__)
 
@@ -468,6 +469,10 @@ def mail_move_handle(*, envelope_from: str, recipients: list[str], raw: bytes) -
     if text is None:
         reason = "we found no move on the first line of your reply."
         return _answer_failure(user=user, match=match, subject=subject, reason=reason, message=message)
+    unreadable = _unreadable(message, text)
+    if unreadable:
+        # Not echoed: the answer could not even be encoded with a lone surrogate in it.
+        return _answer_failure(user=user, match=match, subject=subject, reason=unreadable, message=message)
 
     try:
         played = services.move_play(match_id=match.pk, user=user, expected_version=version, text=text)
@@ -577,12 +582,28 @@ def _answer(
     )
 
 
-def _answer_subject(message: ParsedMessage, match: Match) -> str:
+def _unreadable(message: ParsedMessage, text: str) -> str | None:
+    """Why the reply's subject or its move is not text the site accepts (games/text.py: a NUL, a lone
+    surrogate, a non-character; an odd charset such as UTF-7 can spell them), as the end of a sentence."""
+    problem = text_problem(_subject(message))
+    if problem:
+        return f"the subject of your reply {problem}."
+    problem = text_problem(text)
+    if problem:
+        return f"the first line of your reply {problem}."
+    return None
+
+
+def _subject(message: ParsedMessage) -> str:
     try:
-        original = " ".join(str(message.get("Subject", "")).split())
+        return " ".join(str(message.get("Subject", "")).split())
     except (ValueError, IndexError):
-        original = ""
-    if not original:
+        return ""
+
+
+def _answer_subject(message: ParsedMessage, match: Match) -> str:
+    original = _subject(message)
+    if not original or text_problem(original):
         original = f"Your move in {match.display_name}"
     subject = original if original.lower().startswith("re:") else f"Re: {original}"
     return subject if len(subject) <= 150 else subject[:149] + "…"

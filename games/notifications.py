@@ -49,16 +49,28 @@ def notify_turn_started(*, turn: Turn, now: datetime) -> Notification | None:
 
     Digest readers get nothing here: the next digest lists the turn.
     """
+    row = _your_turn_row(turn, now=now)
+    return None if row is None else _save_once(row)
+
+
+def notify_turns_opened(*, turns: list[Turn], now: datetime) -> list[Notification]:
+    """``notify_turn_started`` for turns the caller's transaction has just created: no row can hold
+    their keys yet, so one insert makes them all."""
+    rows = [row for row in (_your_turn_row(turn, now=now) for turn in turns) if row is not None]
+    return Notification.objects.bulk_create(rows)
+
+
+def _your_turn_row(turn: Turn, *, now: datetime) -> Notification | None:
     user = _human(turn.seat)
     if user is None or user.notify != Notify.IMMEDIATE or user.on_vacation:
         return None
-    return _create(
+    return Notification(
         user=user,
         kind=Kind.YOUR_TURN,
         key=f"turn:{turn.pk}:start",
         match_id=turn.match_id,
         turn=turn,
-        now=now,
+        due_at=now,
     )
 
 
@@ -177,9 +189,15 @@ def _create(
     now: datetime,
     text: str = "",
 ) -> Notification | None:
-    """The new row, or None if this user already has one for this key (inserted at the same moment by
+    """The new row, or None if this user already has one for this key."""
+    return _save_once(
+        Notification(user=user, kind=kind, key=key, match_id=match_id, turn=turn, text=text, due_at=now)
+    )
+
+
+def _save_once(row: Notification) -> Notification | None:
+    """Insert ``row``, or None if its user has a row with its key already (inserted at the same moment by
     another process too: the unique key decides, and the savepoint keeps the caller's transaction)."""
-    row = Notification(user=user, kind=kind, key=key, match_id=match_id, turn=turn, text=text, due_at=now)
     try:
         with transaction.atomic():
             row.save(force_insert=True)

@@ -60,6 +60,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 timeout_policy=data["timeout_policy"],
                 bots=data["bots"],
                 rated=data["rated"],
+                account_limits=True,
             )
         except ServiceError as exc:
             form.add_error(None, exc.message)

@@ -5,11 +5,12 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from games.errors import ServiceError
+from games.text import TextCheckedForm
 from leagues import services
 from leagues.models import Entry, Fixture, FixturePlayer, League, Season
 
 
-class LeagueForm(forms.ModelForm):
+class LeagueForm(TextCheckedForm, forms.ModelForm):
     class Meta:
         model = League
         fields = [

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django import forms
 
+from games.text import TextCheckedForm
 
-class SeasonOpenForm(forms.Form):
+
+class SeasonOpenForm(TextCheckedForm, forms.Form):
     starts_at = forms.DateTimeField(
         label="Sign-up closes and the season starts at",
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),

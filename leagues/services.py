@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import defaultdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -95,6 +95,14 @@ def season_open(*, league: League, starts_at: datetime, by: AbstractBaseUser) ->
     """Open the league's next season for sign-ups; it starts at ``starts_at``."""
     if not can_organise(league=league, user=by):
         raise Forbidden("Only the league's organiser can open a season.")
+    try:
+        # Stored in UTC: the last days of year 9999 in a zone behind UTC fall in year 10000, which a
+        # Python datetime cannot hold (PostgreSQL would store it, and every read of it would then fail).
+        starts_at = starts_at.astimezone(UTC)
+    except OverflowError:
+        raise ServiceError(
+            "That date is out of range (years 1 to 9999 in UTC): choose one in the coming weeks."
+        ) from None
     if starts_at <= timezone.now():
         raise ServiceError("A season starts in the future, after its sign-ups.")
     with transaction.atomic():

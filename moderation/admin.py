@@ -23,6 +23,7 @@ from chat.models import ChatMessage
 from games.bots import LEVELS as BOT_LEVELS
 from games.errors import ServiceError
 from games.models import Match, Seat, Turn
+from games.text import TextCheckedForm
 from moderation import permissions, services
 from moderation.models import ModeratedMatch, ModeratedSeat, ModerationAction, Report, Suspension
 from moderation.services import MAX_REASON
@@ -34,7 +35,7 @@ MATCH_SERVER_ONLY = tuple(f"match__{name}" for name in SERVER_ONLY)
 # --- the form an action asks for first ------------------------------------------------------------------
 
 
-class ReasonForm(forms.Form):
+class ReasonForm(TextCheckedForm, forms.Form):
     reason = forms.CharField(max_length=MAX_REASON, help_text="Public where a match is concerned.")
 
 
@@ -50,7 +51,7 @@ class PlayerForm(ReasonForm):
     username = forms.CharField(max_length=150, label="Player's user name")
 
 
-class NoteForm(forms.Form):
+class NoteForm(TextCheckedForm, forms.Form):
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
 
 
@@ -453,7 +454,7 @@ class InForceFilter(admin.SimpleListFilter):
         return queryset
 
 
-class SuspensionAddForm(forms.ModelForm):
+class SuspensionAddForm(TextCheckedForm, forms.ModelForm):
     forever = forms.BooleanField(required=False, label="For good (a ban only)")
 
     class Meta:

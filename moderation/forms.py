@@ -9,11 +9,12 @@ from django import forms
 
 from games.bots import LEVELS as BOT_LEVELS
 from games.models import Match, Seat
+from games.text import TextCheckedForm
 from moderation.models import Report, Suspension
 from moderation.services import MAX_REASON
 
 
-class ReasonForm(forms.Form):
+class ReasonForm(TextCheckedForm, forms.Form):
     reason = forms.CharField(max_length=MAX_REASON, help_text="Public: the players read it in the match log.")
     report = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
@@ -83,7 +84,7 @@ class SecretsForm(ReasonForm):
 UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
 
 
-class SuspendForm(forms.Form):
+class SuspendForm(TextCheckedForm, forms.Form):
     kind = forms.ChoiceField(choices=Suspension.Kind.choices)
     length = forms.IntegerField(min_value=1, max_value=3650, required=False)
     unit = forms.ChoiceField(choices=[("days", "days"), ("hours", "hours")], initial="days")
@@ -104,18 +105,18 @@ class SuspendForm(forms.Form):
         return None if data["forever"] else data["length"] * UNITS[data["unit"]]
 
 
-class LiftForm(forms.Form):
+class LiftForm(TextCheckedForm, forms.Form):
     reason = forms.CharField(max_length=MAX_REASON)
 
 
-class ResolveForm(forms.Form):
+class ResolveForm(TextCheckedForm, forms.Form):
     note = forms.CharField(
         max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), help_text="What was done, for moderators."
     )
     outcome = forms.ChoiceField(choices=[("resolve", "Resolved"), ("dismiss", "Dismissed: nothing to do")])
 
 
-class ReportForm(forms.Form):
+class ReportForm(TextCheckedForm, forms.Form):
     reported = forms.TypedChoiceField(coerce=int, choices=(), label="Player")
     reason = forms.ChoiceField(choices=Report.Reason.choices, label="What happened")
     details = forms.CharField(

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 
 from csp.middleware import CSPMiddleware, PolicyParts
@@ -7,7 +8,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 
+from games.text import text_problem
 from games.timefmt import zone_for
+from wallsite.errors import refusal
 
 
 class TimezoneMiddleware:
@@ -41,3 +44,46 @@ class PageCSPMiddleware(CSPMiddleware):
         if not report_only and parts.update is None:
             parts.update = settings.CONTENT_SECURITY_POLICY_PAGE_UPDATES.get(request.path_info)
         return parts
+
+
+class TextCheckMiddleware:
+    """Refuse, before any view or the database sees it, a request whose address or query string holds a
+    character the site does not accept as text (games.text: a NUL, a lone surrogate, a non-character),
+    or whose body is declared in a charset other than UTF-8: Django would decode the form fields and the
+    query string with it, and UTF-7 or unicode_escape can spell any of those characters. A 400 with the
+    reason, ``{"detail": ...}`` under /api/. Form fields and API bodies are checked where they are read
+    (games.text), so that a form can show the reason next to its field."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        problem = request_text_problem(request)
+        if problem is not None:
+            return refusal(request, problem)
+        return self.get_response(request)
+
+
+def request_text_problem(request: HttpRequest) -> str | None:
+    """Why the request's charset, address or query string is refused; None when they are fine."""
+    charset = request.content_params.get("charset") if request.content_params else None
+    if charset:
+        try:
+            name = codecs.lookup(charset).name
+        except LookupError:
+            name = "utf-8"  # Django ignores a charset it does not know, and reads UTF-8
+        if name not in ("utf-8", "ascii"):
+            return "The site reads requests in UTF-8 only: send the body as UTF-8 (charset=utf-8)."
+    problem = text_problem(request.path)
+    if problem:
+        return f"The address {problem}."
+    for key, values in request.GET.lists():
+        problem = text_problem(key)
+        if problem:
+            return f"A query parameter's name {problem}."
+        for value in values:
+            problem = text_problem(value)
+            if problem:
+                shown = key if key.isprintable() and len(key) <= 40 else "a query parameter"
+                return f"The query parameter {shown} {problem}."
+    return None

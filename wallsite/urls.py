@@ -22,3 +22,5 @@ urlpatterns = [
 
 # A failure on our side: a 503 naming the database when it is unreachable, JSON under /api/.
 handler500 = "wallsite.errors.server_error"
+# A request Django would not read (an oversized body is a 413), with the reason; JSON under /api/.
+handler400 = "wallsite.errors.bad_request"

@@ -14,12 +14,15 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.errors import ServiceError
+from games.errors import LimitReached, ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        return Response({"detail": exc.message}, status=exc.status)
+        headers = {}
+        if isinstance(exc, LimitReached) and exc.retry_after is not None:
+            headers["Retry-After"] = str(exc.retry_after)
+        return Response({"detail": exc.message}, status=exc.status, headers=headers)
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, exceptions.ValidationError):
         response.data = {"detail": _summary(exc.detail), "errors": _as_dict(exc.detail)}

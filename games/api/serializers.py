@@ -22,6 +22,7 @@ from games.engines import registry
 from games.engines.base import Engine
 from games.models import Match, Seat
 from games.selectors import LogLine, MatchView
+from games.text import TextField
 
 # Bounds that keep every number far from overflowing a timedelta or a database integer.
 MAX_VERSION = 2**31 - 1
@@ -45,12 +46,12 @@ class MatchCreateSerializer(serializers.Serializer):
     game = serializers.ChoiceField(choices=[], help_text="A game's slug, from /api/games/.")
     seat_count = serializers.IntegerField(min_value=1, max_value=8, help_text="Number of players.")
     options = serializers.DictField(
-        child=serializers.CharField(max_length=64),
+        child=TextField(max_length=64),
         required=False,
         default=dict,
         help_text="Option name -> value, from the game's options; missing ones take their default.",
     )
-    name = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
+    name = TextField(max_length=80, required=False, allow_blank=True, default="")
     move_time_limit_hours = serializers.IntegerField(
         min_value=1, max_value=720, required=False, allow_null=True, help_text="Empty: no time limit."
     )

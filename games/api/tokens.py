@@ -3,6 +3,7 @@ settings page. The key is shown once, when it is made; afterwards only its creat
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -13,8 +14,13 @@ def api_token_get(*, user: AbstractBaseUser) -> Token | None:
 
 
 def api_token_create(*, user: AbstractBaseUser) -> Token:
-    """A new key for the user; any previous key stops working at once."""
+    """A new key for the user; any previous key stops working at once.
+
+    The user's row is locked first, so that two requests at once (a double click, a script) replace the
+    key one after the other: otherwise both delete the old key, and the second to insert breaks the
+    one-key-per-user rule with an IntegrityError."""
     with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
         Token.objects.filter(user=user).delete()
         return Token.objects.create(user=user)
 

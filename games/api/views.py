@@ -28,6 +28,9 @@ ERRORS = {
     403: OpenApiResponse(s.ErrorSerializer, description="Not allowed for you."),
     404: OpenApiResponse(s.ErrorSerializer, description="There is no such match (or page)."),
     409: OpenApiResponse(s.ErrorSerializer, description="The match changed: reload it and try again."),
+    429: OpenApiResponse(
+        s.ErrorSerializer, description="Too many in a short time: try again after Retry-After seconds."
+    ),
 }
 
 
@@ -120,12 +123,13 @@ class MatchList(ApiView):
     @extend_schema(
         summary="Open a match; you take the first seat",
         request=s.MatchCreateSerializer,
-        responses={201: s.MatchDetailSerializer, **errors(400, 401)},
+        # 403: at the account's cap of unfinished matches; 429: of matches created in the last hour.
+        responses={201: s.MatchDetailSerializer, **errors(400, 401, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         form = s.MatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        match = services.match_create(creator=request.user, **form.service_arguments())
+        match = services.match_create(creator=request.user, account_limits=True, **form.service_arguments())
         response = _detail(request, match.pk, code=status.HTTP_201_CREATED)
         response["Location"] = reverse("api-match", args=[match.pk])
         return response

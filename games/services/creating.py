@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from games.bots import LEVELS as bot_levels
 from games.engines import registry
-from games.errors import Conflict, Forbidden, ServiceError
+from games.errors import Conflict, Forbidden, LimitReached, ServiceError
 from games.models import HiddenHand, Match, Seat
 from games.rng import rng_dump, rng_new
 from games.services.recording import (
@@ -40,12 +43,19 @@ def match_create(
     timeout_policy: str = Match.Timeout.SKIP,
     bots: list[str] | None = None,
     rated: bool = True,
+    account_limits: bool = False,
 ) -> Match:
     """Open a match with the creator in the first seat; it starts when every seat is taken.
 
     ``bots`` seats computer opponents of those kinds (``games.bots.LEVELS``) right after the creator;
     when they fill the table the match starts at once. A match with computer opponents is never rated
     (they have no rating to win or lose against).
+
+    ``account_limits`` holds the creator to the caps of one account (settings ``MAX_*_PER_USER``,
+    ``MAX_MATCHES_CREATED_PER_HOUR``; see ``limits_check``), so that one person cannot fill the
+    workers' queues. Pass it for a match a person asks for (the web form, the API). Matches the site
+    makes for players (league fixtures, in a player's name, all of a season at once) leave it off: the
+    season must not stop half-way because one of its players is busy.
     """
     try:
         engine = registry.get_engine(game)
@@ -79,6 +89,8 @@ def match_create(
             f"Computer opponents can take at most {seat_count - 1} of the {seat_count} seats: one is yours."
         )
     with transaction.atomic():
+        if account_limits:
+            limits_check(creator=creator, bots=len(bot_kinds))
         match = Match.objects.create(
             game=game,
             name=name,
@@ -103,6 +115,76 @@ def match_create(
         if 1 + len(bot_kinds) == seat_count:
             _start(match)
     return match
+
+
+UNFINISHED = (Match.Status.OPEN, Match.Status.ACTIVE)
+
+
+def limits_check(*, creator: AbstractBaseUser, bots: int) -> None:
+    """Refuse one more match (with ``bots`` computer opponents) from ``creator`` past an account's caps.
+
+    Call it inside the creating transaction: it locks the creator's user row first, so two creates at
+    once count one after the other and cannot both slip under a cap. FOR NO KEY UPDATE: it serialises
+    the creates without holding up rows that merely point at the user (a seat taken, an e-mail queued).
+    SQLite ignores the lock, but its IMMEDIATE transactions already run one writer at a time.
+    """
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=creator.pk).first()
+    mine = Match.objects.filter(created_by=creator)
+
+    cap = settings.MAX_OPEN_MATCHES_PER_USER
+    unfinished = mine.filter(status__in=UNFINISHED).count()
+    if unfinished >= cap:
+        raise LimitReached(
+            f"You have {_count(unfinished, 'unfinished match', 'unfinished matches')} that you created, "
+            f"and one account may have at most {cap} at once. Create this one once one of them is over "
+            "(a match nobody has joined yet is over when you leave it)."
+        )
+
+    cap = settings.MAX_BOT_SEATS_PER_USER
+    if bots:
+        seated = (
+            Seat.objects.filter(
+                match__created_by=creator,
+                match__status__in=UNFINISHED,
+                user__isnull=True,
+                status=Seat.Status.PLAYING,
+            )
+            .exclude(bot="")
+            .count()
+        )
+        if seated + bots > cap:
+            room = max(cap - seated, 0)
+            advice = (
+                f"Choose at most {_count(room, 'computer opponent', 'computer opponents')}, or finish"
+                if room
+                else "Play people, or finish"
+            )
+            raise LimitReached(
+                f"Computer opponents already hold {_count(seated, 'seat', 'seats')} in your unfinished "
+                f"matches, and one account may have at most {cap} at once. {advice} a match against the "
+                "computer first."
+            )
+
+    cap = settings.MAX_MATCHES_CREATED_PER_HOUR
+    hour_ago = timezone.now() - timedelta(hours=1)
+    recent = mine.filter(created_at__gt=hour_ago)
+    created = recent.count()
+    if created >= cap:
+        # The cap lifts when enough of the last hour's matches are an hour old for one more to fit.
+        frees = hour_ago
+        if cap > 0:
+            frees = recent.order_by("created_at").values_list("created_at", flat=True)[created - cap]
+        wait = max(1, math.ceil((frees - hour_ago).total_seconds()))
+        minutes = math.ceil(wait / 60)
+        raise LimitReached(
+            f"You have created {_count(created, 'match', 'matches')} in the last hour, and one account may "
+            f"create at most {cap} an hour. Try again in {_count(minutes, 'minute', 'minutes')}.",
+            retry_after=wait,
+        )
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
 
 
 def seat_join(*, match_id: Any, user: AbstractBaseUser) -> Seat:

@@ -37,21 +37,34 @@ def match_lock(match_id: Any, *, rng: bool = True) -> Match:
 
 
 def match_save(match: Match, *, seen: int, now: datetime) -> None:
-    """Store the fields of ``match`` read or set here, provided its row is still at version ``seen``.
+    """Store what a step changes in ``match`` (``STEP_FIELDS``), provided its row is still at version
+    ``seen``.
 
     This conditional update is the real guard: it refuses a second writer even where the database
     ignores SELECT ... FOR UPDATE (SQLite); the transaction then rolls back all the step wrote.
     """
     match.updated_at = now
     deferred = match.get_deferred_fields()
-    values = {
-        field.attname: getattr(match, field.attname) for field in _FIELDS if field.attname not in deferred
-    }
+    values = {name: getattr(match, name) for name in STEP_FIELDS if name not in deferred}
     if Match.objects.filter(pk=match.pk, version=seen).update(**values) != 1:
         raise Conflict(MOVED_ON)
 
 
-_FIELDS = [field for field in Match._meta.concrete_fields if not field.primary_key]
+# What a step of play or a moderator's action changes in the match's row; the rest is set when the match
+# is created or started, or by its own service (the chat's spectators switch), and is not written back.
+STEP_FIELDS = (
+    "version",
+    "log_length",
+    "engine_state",
+    "public_view",
+    "rng_state",
+    "status",
+    "finished_at",
+    "result_text",
+    "paused_at",
+    "work_due_at",
+    "updated_at",
+)
 
 
 def seats_with_users(match: Match) -> list[Seat]:
@@ -241,8 +254,8 @@ def turns_sync(
         )
     if new_turns:
         Turn.objects.bulk_create(new_turns)  # sets their ids, which their e-mails' keys carry
-        notes = [notifications.notify_turn_started(turn=turn, now=now) for turn in new_turns]
-        notifications.queue_send(note.pk for note in notes if note is not None)
+        notes = notifications.notify_turns_opened(turns=new_turns, now=now)
+        notifications.queue_send(note.pk for note in notes)
 
 
 def work_schedule(

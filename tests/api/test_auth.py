@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
+from django.db import connection
+from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -153,3 +156,39 @@ def test_another_user_s_token_is_untouched(as_alice, bob):
     as_alice.post(reverse("api-token-create"))
     as_alice.post(reverse("api-token-revoke"))
     assert Token.objects.filter(pk=theirs.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_new_token_requests_at_once_leave_one_key_that_works(alice):
+    """Each request deletes the old key and inserts a new one. Two at once both deleted, then the later
+    insert broke the one-key-per-user rule: an IntegrityError, a 500 (PostgreSQL; SQLite's IMMEDIATE
+    transactions queue them anyway). The user's row lock makes them take turns."""
+    login = Client()
+    login.force_login(alice)
+    start = threading.Barrier(20)
+    statuses: list[int] = []
+    keys: list[str] = []
+
+    def ask() -> None:
+        client = Client(raise_request_exception=False)
+        client.cookies = login.cookies
+        try:
+            start.wait(timeout=30)
+            answer = client.post(reverse("api-token-create"))
+            statuses.append(answer.status_code)
+            if answer.status_code == 200:
+                keys.append(shown_key(answer.content.decode()))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 20
+    [token] = Token.objects.filter(user=alice)
+    assert token.key in keys
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.get(MINE).status_code == 200

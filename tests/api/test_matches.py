@@ -171,7 +171,14 @@ def test_creating_with_only_the_required_fields(client_for, alice):
             {"game": "wallgo", "seat_count": 2, "name": "x" * 81},
             "name: Ensure this field has no more than 80",
         ),
-        ({"game": "wallgo", "seat_count": 2, "name": "a\x00b"}, "name: Null characters are not allowed."),
+        (
+            {"game": "wallgo", "seat_count": 2, "name": "a\x00b"},
+            "The JSON body's field name holds a NUL character (U+0000).",
+        ),
+        (
+            {"game": "wallgo", "seat_count": 2, "options": {"rules": "seed\ufdd0"}},
+            "The JSON body's field options.rules holds U+FDD0, which Unicode reserves as a non-character.",
+        ),
     ],
 )
 def test_creating_refuses_with_the_reason(client_for, alice, body, reason):

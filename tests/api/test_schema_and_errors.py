@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from django.contrib.staticfiles import finders
+from django.test import override_settings
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
@@ -126,6 +127,16 @@ def as_alice(client_for, alice):
         ("<move/>", "application/xml", 415),
         ("--x\r\nbroken", "multipart/form-data; boundary=x", 400),
         ("--x\r\nbroken", "multipart/form-data", 400),
+        # Text that is no text, anywhere in the body (games/text.py), and nesting no request needs.
+        ('{"move": "d4\\u0000", "version": 0}', "application/json", 400),
+        ('{"move": {"\\u0000": "d4"}, "version": 0}', "application/json", 400),
+        ('{"move": "d4", "version": 0, "x": ["\\ud800"]}', "application/json", 400),
+        ('{"move": "d4", "version": 0, "x": "\\uffff"}', "application/json", 400),
+        ('{"move": "d4", "version": 0, "x": ' + "[" * 40 + "]" * 40 + "}", "application/json", 400),
+        # Only UTF-8: UTF-7 and friends can spell a lone surrogate that no parser would see coming.
+        ("move=%2B2AA-d4&version=0", "application/x-www-form-urlencoded; charset=utf-7", 400),
+        ('{"move": "d4", "version": 0}'.encode("utf-16"), "application/json; charset=utf-16", 400),
+        ("move=d4%EF%BF%BE&version=0", "application/x-www-form-urlencoded", 400),
     ],
 )
 def test_a_malformed_body_is_a_4xx_with_a_message(as_alice, started_match, body, content_type, status):
@@ -133,6 +144,52 @@ def test_a_malformed_body_is_a_4xx_with_a_message(as_alice, started_match, body,
     answer = as_alice.generic("POST", f"/api/matches/{match.pk}/moves/", body, content_type=content_type)
     assert answer.status_code == status, answer.content
     assert answer.json()["detail"] if status != 201 else answer.json()["notation"] == "d4"
+    match.refresh_from_db()
+    assert match.version == (1 if status == 201 else 0)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ('{"move": "d4", "version": 0, "x": "a\\u0000"}', "The JSON body's field x holds a NUL character"),
+        ('{"move": {"place": ["\\udc00"]}}', "The JSON body's field move.place[0] holds a lone surrogate"),
+        ('{"move": "d4", "\\ufdd0": 1}', "The JSON body has a key that holds U+FDD0"),
+        ('{"move": ' + "[" * 33 + "]" * 33 + "}", "The JSON body nests lists and objects more than 32"),
+    ],
+)
+def test_a_body_holding_what_is_not_text_is_refused_saying_what_and_where(
+    as_alice, started_match, body, reason
+):
+    match = started_match()
+    answer = as_alice.generic(
+        "POST", f"/api/matches/{match.pk}/moves/", body, content_type="application/json"
+    )
+    assert answer.status_code == 400
+    assert answer.json()["detail"].startswith(reason), answer.json()
+
+
+def test_a_non_character_in_a_form_encoded_api_body_is_refused(as_alice, alice):
+    body = {"game": "wallgo", "seat_count": "2", "name": "x\ufffe"}
+    answer = as_alice.post("/api/matches/", body, format="multipart")
+    assert answer.status_code == 400
+    assert (
+        answer.json()["detail"]
+        == "name: This text holds U+FFFE, which Unicode reserves as a non-character; remove it and try again."
+    )
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=10_000)
+def test_an_oversized_body_is_a_json_413_not_an_html_page(as_alice, started_match):
+    match = started_match()
+    body = '{"move": "d4", "version": 0, "x": "' + "y" * 20_000 + '"}'
+    answer = as_alice.generic(
+        "POST", f"/api/matches/{match.pk}/moves/", body, content_type="application/json"
+    )
+    assert answer.status_code == 413
+    assert answer["Content-Type"] == "application/json"
+    assert answer.json()["detail"] == "The request is too large: the site reads at most 9 KB of data at once."
+    match.refresh_from_db()
+    assert match.version == 0
 
 
 @pytest.mark.parametrize(
@@ -166,8 +223,20 @@ def check_huge(as_alice, huge: int) -> None:
 
 def test_unknown_fields_and_odd_query_strings_are_harmless(as_alice, alice):
     services.match_create(creator=alice, game="wallgo", seat_count=2)
-    assert as_alice.get("/api/matches/?page_size=-5&page=1&x=\x00").status_code == 200
-    assert as_alice.get("/api/matches/?scope=\x00").status_code == 400
+    assert as_alice.get("/api/matches/?page_size=-5&page=1&x=y").status_code == 200
+    assert as_alice.get("/api/matches/?scope=nonsense").status_code == 400
+    for query, reason in [
+        ("x=\x00", "The query parameter x holds a NUL character (U+0000)."),
+        ("scope=\x00", "The query parameter scope holds a NUL character (U+0000)."),
+        ("\ufdef=1", "A query parameter's name holds U+FDEF, which Unicode reserves as a non-character."),
+        (
+            "page=%F4%8F%BF%BF",
+            "The query parameter page holds U+10FFFF, which Unicode reserves as a non-character.",
+        ),
+    ]:
+        answer = as_alice.get(f"/api/matches/?{query}")
+        assert answer.status_code == 400, query
+        assert answer.json() == {"detail": reason}
     made = as_alice.post("/api/matches/", {"game": "wallgo", "seat_count": 2, "colour": "red"}, format="json")
     assert made.status_code == 201
 

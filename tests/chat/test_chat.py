@@ -88,7 +88,10 @@ def test_the_creator_chooses_before_the_start_whether_spectators_read(client, al
     [
         ("   ", "Write a message first."),
         ("x" * 501, "at most 500 characters"),
-        ("\x00\x01", "Write a message"),
+        ("\x01\x02", "Write a message"),
+        ("a\x00b", r"Your message holds a NUL character \(U\+0000\): remove it"),
+        ("a\ud800b", r"Your message holds a lone surrogate \(U\+D800\)"),
+        ("a\U0010fffeb", r"Your message holds U\+10FFFE, which Unicode reserves as a non-character"),
     ],
 )
 def test_an_empty_or_long_message_is_refused(started_match, alice, text, reason):
@@ -100,8 +103,16 @@ def test_an_empty_or_long_message_is_refused(started_match, alice, text, reason)
 
 def test_control_characters_are_dropped(started_match, alice):
     match = started_match()
-    message = services.message_post(match_id=match.pk, user=alice, text="a\x00b\x07c\nd")
+    message = services.message_post(match_id=match.pk, user=alice, text="a\x01b\x07c\nd")
     assert message.text == "abc\nd"
+
+
+def test_a_message_that_is_not_text_comes_back_with_the_reason(client, started_match, alice):
+    match = started_match()
+    client.force_login(alice)
+    response = client.post(chat_url(match), {"text": "gg\ufdd0"}, follow=True)
+    assert "Your message holds U+FDD0, which Unicode reserves as a non-character" in response.content.decode()
+    assert not ChatMessage.objects.exists()
 
 
 def test_writing_too_fast_is_refused_with_a_clear_message_and_the_draft_kept(client, started_match, alice):

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from games.engines.base import IllegalMove
+from games.engines.base import IllegalMove, OptionsInvalid
 from games.engines.stairways import board, layouts
 from games.engines.stairways.rules import CROWD_POOL, STALL_ROUNDS, Stairways
 from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, texts
@@ -286,6 +286,33 @@ def test_a_bad_or_missing_custom_layout_is_refused_with_the_reasons() -> None:
         fresh(2, layout="custom")
     with pytest.raises(ValueError, match="has 2 stairways; the match has 3 seats"):
         fresh(3, layout_json=json.dumps(GOOD_LAYOUT))
+
+
+@pytest.mark.parametrize(
+    ("layout_json", "reason"),
+    [
+        (json.dumps({**GOOD_LAYOUT, "name": "\u0000"}), "The text at name is not plain text"),
+        (json.dumps({**GOOD_LAYOUT, "name": "\ud800"}), "The text at name is not plain text"),
+        (json.dumps({**GOOD_LAYOUT, "heroes": ["d4", "e5\ufffe"]}), "The text at heroes[1] is not plain"),
+        (json.dumps({**GOOD_LAYOUT, "\x00": []}), "A field name of the layout is not plain text"),
+        (
+            json.dumps({**GOOD_LAYOUT, "walls": [[[[[[["c3e"]]]]]]]}),
+            "A layout nests lists and objects at most 6",
+        ),
+        ('{"walls": ' + "[" * 100_000 + "]" * 100_000 + "}", "a custom layout has at most 20000 characters"),
+        ('{"walls": ' + "[" * 9_000 + "]" * 9_000 + "}", "A layout nests lists and objects at most 6"),
+    ],
+)
+def test_a_layout_holding_what_is_not_text_or_nested_too_deep_is_refused_without_echoing_it(
+    layout_json: str, reason: str
+) -> None:
+    """The name reached the game state, where PostgreSQL refuses a NUL or a lone surrogate; nesting
+    thousands deep made parsing or checking it recurse past Python's limit."""
+    with pytest.raises(OptionsInvalid) as refused:
+        ENGINE.resolve_options({"layout_json": layout_json}, seats=2)
+    assert refused.value.reasons[0].startswith(reason), refused.value.reasons
+    assert refused.value.option == "layout_json"
+    assert not any(c in str(refused.value) for c in ("\x00", "\ud800", "\ufffe"))
 
 
 # --- walls and the suits -------------------------------------------------------------------------------

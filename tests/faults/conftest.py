@@ -309,6 +309,28 @@ class Stack:
         wait_until(lambda: len(web.workers()) >= workers, "gunicorn's workers", timeout=READY_TIMEOUT)
         return web
 
+    def dev_server(self, *, redis: Redis) -> Web:
+        """Django's development server, as `make run` starts it: the development settings' own database
+        sessions (none kept between requests), whatever production keeps."""
+        port = free_port()
+        env = self.env(redis=redis)
+        del env["DATABASE_CONN_MAX_AGE"]
+        command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+        plain = self._spawn("runserver", command, env)
+        web = Web(name=plain.name, popen=plain.popen, log=plain.log, base=f"http://127.0.0.1:{port}")
+        self.processes[-1] = web
+
+        def up() -> bool:
+            if not web.alive():
+                raise AssertionError(f"the development server exited:\n{web.text()[-3000:]}")
+            try:
+                return httpx.get(f"{web.base}/api/ping/", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_until(up, "the development server to answer", timeout=READY_TIMEOUT, every=0.2)
+        return web
+
     def worker(self, *, redis: Redis, concurrency: int = 1, **extra: str) -> Process:
         name = f"w{self.counter + 1}"
         command = [

@@ -17,8 +17,8 @@ from tests.conftest import play_random
 pytestmark = pytest.mark.django_db
 
 PAGE_BUDGET = 9  # 7 today on SQLite: session, user, match, seats, turns, log, awaiting badge
-# 13 today on SQLite: the token, BEGIN, the locked match, its seats, its open turns, the log line, the
-# closed turn, the new turn, the your-turn e-mail (savepoint, insert, release), the match, COMMIT.
+# 11 today on SQLite: the token, BEGIN, the locked match, its seats, its open turns, the log line, the
+# closed turn, the new turn, the your-turn e-mail, the match, COMMIT.
 MOVE_BUDGET = 14
 
 

@@ -264,6 +264,26 @@ def test_players_sign_up_on_the_page_and_the_organiser_opens_seasons(client, ali
     assert Seat.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("zone", "when"),
+    [("America/New_York", "9999-12-31T23:59"), ("Asia/Tokyo", "0001-01-01T00:00")],
+)
+def test_a_season_start_beyond_the_years_a_date_can_hold_is_refused_with_the_reason(
+    client, alice, zone, when
+):
+    """The last minutes of 9999 in New York are in year 10000 in UTC: SQLite's write overflowed (a
+    500), PostgreSQL stored it and every later read of the league failed."""
+    alice.time_zone = zone
+    alice.save()
+    league = make_league(alice)
+    client.force_login(alice)
+    response = client.post(reverse("league-season-open", args=[league.slug]), {"starts_at": when})
+    assert response.status_code == 400
+    assert "That date is out of range (years 1 to 9999 in UTC)" in response.content.decode()
+    assert not Season.objects.exists()
+    assert client.get(reverse("league-detail", args=[league.slug])).status_code == 200
+
+
 def test_the_admin_lists_leagues_seasons_entries_fixtures_and_ratings(client, make_user, alice, players):
     league = make_league(alice)
     season = open_season(league, players[:2])

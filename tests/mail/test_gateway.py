@@ -384,3 +384,51 @@ def test_the_handler_refuses_an_oversized_message_when_called_directly(started_m
     )
     assert outcome.smtp.startswith("552") and not outcome.ok
     assert unchanged(match, 0)
+
+
+def raw_reply(to: str, *, subject: bytes, body: bytes, charset: str = "utf-8") -> bytes:
+    return (
+        b"From: alice@example.com\r\nTo: " + to.encode() + b"\r\nSubject: " + subject + b"\r\n"
+        b"Message-ID: <x1@example.com>\r\nContent-Type: text/plain; charset="
+        + charset.encode()
+        + b"\r\n\r\n"
+        + body
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "body", "charset", "reason"),
+    [
+        (
+            b"Re: move",
+            b"+2AA-d4\r\n",
+            "utf-7",
+            "the first line of your reply holds a lone surrogate (U+D800)",
+        ),
+        (b"Re: move", b"d4\x00\r\n", "utf-8", "the first line of your reply holds a NUL character (U+0000)."),
+        (b"Re: move", b"d4\xef\xbf\xbe\r\n", "utf-8", "the first line of your reply holds U+FFFE"),
+        (b"=?utf-8?q?Re=3A_a=00b?=", b"d4\r\n", "utf-8", "the subject of your reply holds a NUL character"),
+    ],
+)
+def test_a_reply_holding_what_is_not_text_is_not_played_and_the_player_is_told_why(
+    started_match, alice, subject, body, charset, reason
+):
+    """An odd charset (UTF-7) or an encoded word can spell a NUL or a lone surrogate. The move is not
+    played, and the answer names the character without echoing it (a lone surrogate cannot even be
+    encoded: the answer used to be lost)."""
+    match = started_match()
+    mail.outbox.clear()
+    to = address_for(match, alice)
+    outcome = mailin.mail_move_handle(
+        envelope_from="alice@example.com",
+        recipients=[to],
+        raw=raw_reply(to, subject=subject, body=body, charset=charset),
+    )
+    assert not outcome.ok
+    assert unchanged(match, 0)
+    [answer] = answers_to(alice)
+    assert reason in answer.body
+    # A subject that is not text is not echoed either: the answer takes the turn e-mail's.
+    assert answer.subject == ("Re: move" if subject == b"Re: move" else "Re: Your move in Wall Go")
+    for refused in ("\x00", "\ud800", "\ufffe"):
+        assert refused not in answer.body and refused not in answer.subject

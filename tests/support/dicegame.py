@@ -157,6 +157,11 @@ class DiceGame(Engine):
     def legal_moves(self, state: State, seat: int) -> list[Move]:
         if seat not in self.actors(state):
             return []
+        # The worker tests make a computer's move slow (the random bot reads only this, before its
+        # transaction), to keep the bots' worker busy as hard opponents would.
+        pause = float(os.environ.get("WALLSITE_TEST_BOT_PAUSE", "0") or 0)
+        if pause:
+            time.sleep(pause)
         return [{"play": card} for card in state["hands"][seat]]
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:

@@ -66,12 +66,24 @@ class Workers:
         env.update(extra)
         return env
 
-    def start(self, **extra: str) -> subprocess.Popen:
+    def start(self, *, queues: str = "celery,bots", **extra: str) -> subprocess.Popen:
+        """A worker for ``queues``: by default both, the default queue and the computer opponents'
+        (settings CELERY_TASK_ROUTES), so that bot moves run too; ``queues="bots"`` for the bots alone."""
         self.count += 1
         name = f"worker{self.count}"
         process = self._spawn(
             name,
-            ["worker", "-c", "1", "--without-mingle", "--without-gossip", "-n", f"test{self.count}@%h"],
+            [
+                "worker",
+                "-c",
+                "1",
+                "-Q",
+                queues,
+                "--without-mingle",
+                "--without-gossip",
+                "-n",
+                f"test{self.count}@%h",
+            ],
             extra,
         )
         self.wait_for(lambda: "ready." in process.log.read_text(), f"{name} to start", process)

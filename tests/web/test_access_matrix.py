@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from string import Formatter
 from typing import Any
@@ -418,3 +418,91 @@ def test_the_api_with_a_key_needs_no_csrf_token(world: World, key: str) -> None:
     case = CASES[key]
     role = allowed_role(case)
     check(world, case, send(world, case, role, "post", enforce_csrf=True), case.post[role])
+
+
+# --- text that is not text ----------------------------------------------------------------------------------
+
+# A NUL (PostgreSQL stores none), a non-character, and the last code point of all (one too). Lone
+# surrogates cannot come through an address or a UTF-8 form; tests/api sends them in JSON and UTF-7.
+NOT_TEXT = ("\x00", "\ufdd0", "\U0010ffff")
+
+
+def code_point(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def in_the_address(path: str, char: str) -> str:
+    """``path`` with ``char`` at the end of its last segment (the user name of /players/alice/); under
+    /api/ the address stays there (/api/ itself gets a segment of its own)."""
+    base, mark, query = path.partition("?")
+    if base == "/api/":
+        return f"/api/{char}/{mark}{query}"
+    base = base[:-1] + char + "/" if base.endswith("/") else base + char
+    return base + mark + query
+
+
+def in_the_query(path: str, char: str) -> str:
+    return path + ("&" if "?" in path else "?") + urlencode({"q": f"x{char}"})
+
+
+def acting_role(case: Case, method: str) -> str:
+    """The role whose request the view carries out (the player's when nobody's is)."""
+    return next((role for role in ROLES if case.methods()[method][role].changes), "player")
+
+
+def address_rows() -> Iterator[Any]:
+    for index, (key, case) in enumerate(CASES.items()):
+        for method in case.methods():
+            char = NOT_TEXT[index % len(NOT_TEXT)]
+            yield pytest.param(key, method, char, id=f"{case.path} {method.upper()} {code_point(char)}")
+
+
+@pytest.mark.parametrize(("key", "method", "char"), list(address_rows()))
+def test_an_address_or_query_string_holding_what_is_not_text_is_a_400_that_changes_nothing(
+    world: World, key: str, method: str, char: str
+) -> None:
+    """Refused with the reason before any view reads it (wallsite.middleware.TextCheckMiddleware), so no
+    view can pass it on to the database: a NUL in /players/<name>/ or in a moderator's filter was a 500
+    on PostgreSQL."""
+    case = CASES[key]
+    role = acting_role(case, method)
+    for place in (in_the_address, in_the_query):
+        poisoned = replace(case, path=place(case.path, char))
+        sent = send(world, poisoned, role, method)
+        check(world, poisoned, sent, Expect(400))
+        assert code_point(char) in sent.response.content.decode(), sent.response.content[:300]
+
+
+def field_rows() -> Iterator[Any]:
+    for key, case in CASES.items():
+        if case.post is None or not any(expect.changes for expect in case.post.values()):
+            continue
+        for field in sorted(name for name, value in case.data.items() if isinstance(value, str)):
+            yield pytest.param(key, field, id=f"{case.path} {field}")
+
+
+@pytest.mark.parametrize(("key", "field"), list(field_rows()))
+def test_a_field_holding_what_is_not_text_is_refused_with_the_reason_and_changes_nothing(
+    world: World, key: str, field: str
+) -> None:
+    """Every field of every form and API body that the site carries out: the same request with the
+    field's value ending in a NUL or a non-character changes nothing and says why (a text field names
+    the character; a choice or a number is refused as not one of its values)."""
+    case = CASES[key]
+    role = allowed_role(case)
+    for char in NOT_TEXT:
+        poisoned = replace(case, data={**case.data, field: case.data[field] + char})
+        sent = send(world, poisoned, role, "post")
+        response = sent.response
+        body = response.content.decode(errors="replace")
+        assert response.status_code < 500, body[:2000]
+        assert not sent.changed, f"{code_point(char)} in {field}: the request changed {sent.changed}"
+        if case.json:
+            assert 400 <= response.status_code < 500
+            assert code_point(char) in response.json()["detail"], response.json()
+            continue
+        flashes = [message for message in get_messages(response.wsgi_request) if message.level_tag == "error"]
+        form = (response.context or {}).get("form") if response.status_code == 200 else None
+        named = code_point(char) in body + " ".join(str(message) for message in flashes)
+        refused = 400 <= response.status_code < 500 or bool(flashes) or bool(form is not None and form.errors)
+        assert named or refused, f"{code_point(char)} in {field}: {response.status_code} {body[:600]}"

@@ -7,6 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from games import services
 from games.engines import registry
 from games.engines.stairways.layouts import layout_validate, preset
 from games.models import Match
@@ -122,3 +123,51 @@ def test_the_form_offers_every_preset_as_a_starting_point_for_the_editor(as_alic
             assert layout_validate(json.loads(text), seats) == []
     html = page.content.decode()
     assert 'id="option-examples"' in html and 'data-editor="stairways-layout"' in html
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # Each escape is six plain characters in the form: only the JSON inside holds the character.
+        (json.dumps({**own_layout(), "name": "\u0000"}), "The text at name is not plain text"),
+        (json.dumps({**own_layout(), "name": "a\ud800"}), "The text at name is not plain text"),
+        (json.dumps({**own_layout(), "name": "\ufdd0"}), "The text at name is not plain text"),
+        (json.dumps({**own_layout(), "name": "x" * 81}), "The text at name is not plain text"),
+        (json.dumps({**own_layout(), "walls": ["c3e\u0000"]}), "The text at walls[0] is not plain text"),
+        (json.dumps({**own_layout(), "\u0000": 1}), "A field name of the layout is not plain text"),
+        (
+            json.dumps({**own_layout(), "boards": [{"heroes": ["a1"], "rats": [{"square": "\uffff"}]}]}),
+            "The text at boards[0].rats[0].square is not plain text",
+        ),
+        # Deep enough that parsing it in a request recurses past Python's limit, and less deep.
+        (json.dumps(own_layout())[:-1] + ', "walls": ' + deep(990) + "}", "A layout nests lists"),
+        ('{"name": ' + deep(990) + "}", "A layout nests lists"),
+        ('{"stairways": ' + deep(7) + "}", "A layout nests lists and objects at most 6 levels deep"),
+    ],
+)
+def test_a_layout_holding_what_is_not_text_or_nested_too_deep_is_refused_with_the_reason(
+    as_alice, text, reason
+):
+    """Such a layout used to pass, or to raise RecursionError (a 500): a NUL or a lone surrogate in its
+    name then made PostgreSQL refuse the game state, and every join of the match was a 500."""
+    response = create(as_alice, text)
+    assert response.status_code == 400
+    assert Match.objects.count() == 0
+    [error] = response.context["form"].errors[FIELD]
+    assert error.startswith(reason), error
+    for refused in ("\x00", "\ud800", "\ufdd0", "\uffff"):
+        assert refused not in error
+
+
+def test_a_layout_named_in_readable_text_plays_on_postgresql_too(as_alice, bob):
+    """The name goes into the game state, which PostgreSQL stores as JSON: joining starts the match."""
+    response = create(as_alice, {**own_layout(), "name": "Ève\u2019s maze ✓"})
+    assert response.status_code == 302
+    match = Match.objects.get()
+    services.seat_join(match_id=match.pk, user=bob)
+    match.refresh_from_db()
+    assert match.status == Match.Status.ACTIVE

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.urls import reverse
@@ -106,3 +107,36 @@ def test_no_api_endpoint_trades_a_password_for_a_token(client, alice):
         answer = client.post(path, {"username": "alice", "password": PASSWORD})
         assert answer.status_code == 404, path
     assert not Token.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("alice\x00", "This text holds a NUL character (U+0000); remove it and try again."),
+        ("\x00", "This text holds a NUL character (U+0000); remove it and try again."),
+        ("ali\ufffece", "This text holds U+FFFE, which Unicode reserves as a non-character"),
+    ],
+)
+def test_a_log_in_name_that_is_not_text_is_refused_with_the_reason_and_counts_nothing(
+    client, alice, name, reason
+):
+    """Before any account is looked up or a failure counted (PostgreSQL cannot compare a NUL)."""
+    answer = log_in(client, LOGIN_PAGES["site"], name, PASSWORD)
+    assert answer.status_code == 200
+    assert reason in answer.content.decode()
+    assert not logged_in_as(client, alice)
+    assert not AccessAttempt.objects.exists()
+
+
+def test_a_log_in_sent_in_utf_7_is_refused_before_the_form_reads_it(client, alice):
+    """UTF-7 spells a lone surrogate (+2AA-) in plain ASCII, and Django decodes a multipart form with
+    the charset it names: the name reached the log-in form, and the page that showed it back was a 500."""
+    body = (
+        b'--x\r\nContent-Disposition: form-data; name="username"\r\n\r\n+2AA-alice\r\n'
+        b'--x\r\nContent-Disposition: form-data; name="password"\r\n\r\nwrong\r\n--x--\r\n'
+    )
+    content_type = "multipart/form-data; boundary=x; charset=utf-7"
+    answer = client.generic("POST", LOGIN_PAGES["site"], body, content_type=content_type)
+    assert answer.status_code == 400
+    assert "The site reads requests in UTF-8 only" in answer.content.decode()
+    assert not AccessAttempt.objects.exists()

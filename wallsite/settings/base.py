@@ -50,6 +50,9 @@ MIDDLEWARE = [
     "wallsite.middleware.PageCSPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Refuses a NUL, a lone surrogate or a non-character in the address or query string, and bodies in
+    # other charsets than UTF-8, before any view reads them (games/text.py); its 400 gets every header.
+    "wallsite.middleware.TextCheckMiddleware",
     # Last, so that its lock-out answer passes back through the others (security headers, CSP).
     "axes.middleware.AxesMiddleware",
 ]
@@ -205,6 +208,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # A web request must not hang when Redis is down: the work is in the database and the sweep re-queues it.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# A computer's move is seconds of search; it has a queue of its own ("bots"), so "your turn" e-mails,
+# chance steps and expiries on the default queue ("celery") never wait behind a crowd of computer
+# opponents. Run workers for each (`celery -A wallsite worker -Q celery` and `-Q bots`, README "Beyond one
+# machine"); both queues are declared, so a worker started without -Q serves both.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = {"celery": {}, "bots": {}}
+CELERY_TASK_ROUTES = {"games.bot_move": {"queue": "bots"}}
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.sweep", "schedule": env_int("SWEEP_SECONDS", 60)},
     # Starts the league seasons that are due and closes the ones whose fixtures are all played.
@@ -243,6 +253,14 @@ EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.
 REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
 VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)
+
+# --- What one account may create (games/services/creating.py) -----------------------------------------
+# Checked when a person creates a match (the web form, the API), not for matches the site makes for
+# players (league fixtures). Unfinished means waiting for players or in play.
+MAX_OPEN_MATCHES_PER_USER = env_int("MAX_OPEN_MATCHES_PER_USER", 30)
+# Computer seats across the account's unfinished matches: each costs the bots' worker seconds per move.
+MAX_BOT_SEATS_PER_USER = env_int("MAX_BOT_SEATS_PER_USER", 20)
+MAX_MATCHES_CREATED_PER_HOUR = env_int("MAX_MATCHES_CREATED_PER_HOUR", 20)
 
 # --- Moves by e-mail (games/mailin.py, `manage.py mail_gateway`) --------------------------------------
 # Turn e-mails carry Reply-To: move+<signed token>@MAIL_GATEWAY_DOMAIN; that domain's mail (its MX) must

@@ -37,6 +37,13 @@ PIECE_SETS: dict[str, str] = {
 RAT_SIZES = (1, 4)
 MAX_HEROES = 8
 MAX_RATS = 8
+# A layout nests five levels deep (the layout, its boards, a board, its rats, a rat group).
+MAX_DEPTH = 6
+DEPTH_REASON = f"A layout nests lists and objects at most {MAX_DEPTH} levels deep; this one goes deeper."
+# Characters of a custom layout's JSON text (the site's form allows as many).
+JSON_LIMIT = 20_000
+# Every text in a layout is a square, a wall or its name: short, printable.
+TEXT_LIMIT = 80
 
 
 @cache
@@ -101,7 +108,9 @@ def layout_validate(layout: Any, seats: int | None = None) -> list[str]:
     """
     if not isinstance(layout, dict):
         return ["A layout is a JSON object with walls, stairways, heroes, giant and rats."]
-    errors: list[str] = []
+    errors = _structure_errors(layout)
+    if errors:
+        return errors
     known = {"name", "walls", "stairways", "heroes", "giant", "rats", "boards"}
     unknown = sorted(set(layout) - known)
     if unknown:
@@ -143,6 +152,39 @@ def layout_validate(layout: Any, seats: int | None = None) -> list[str]:
             errors.append(where + f"unknown fields {', '.join(map(str, unknown))}.")
         errors += _wall_errors(more, where) + _piece_errors(more, [], where, need_hero=False)
     return errors
+
+
+def _structure_errors(layout: dict[str, Any]) -> list[str]:
+    """What keeps the checks below from reading ``layout`` at all: nesting deeper than any layout's, or
+    a key or text that is not short printable text. A NUL, a lone surrogate, a non-character or a
+    control character is in no square, wall or name; the database refuses the first two in the game
+    state, and a reason must not echo any of them. Walked without recursion, so any depth is safe."""
+    stack: list[tuple[Any, str, int]] = [(layout, "", 1)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, dict | list) and depth > MAX_DEPTH:
+            return [DEPTH_REASON]
+        if isinstance(value, str) and not _plain_text(value):
+            what = f"The text at {where}" if where else "A text of the layout"
+            return [
+                f"{what} is not plain text of at most {TEXT_LIMIT} characters: it holds a control "
+                "character, a NUL, a lone surrogate or a non-character, or is too long."
+            ]
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str) or not _plain_text(key):
+                    return [
+                        "A field name of the layout is not plain text: use the names walls, stairways, "
+                        "heroes, giant, rats, boards and name."
+                    ]
+                stack.append((item, f"{where}.{key}" if where else key, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{index}]", depth + 1) for index, item in enumerate(value))
+    return []
+
+
+def _plain_text(text: str) -> bool:
+    return len(text) <= TEXT_LIMIT and text.isprintable()
 
 
 def _named(where: str, text: str) -> str:

@@ -57,6 +57,8 @@ from games.engines.stairways.board import (
     walls_mask,
 )
 from games.engines.stairways.layouts import (
+    DEPTH_REASON,
+    JSON_LIMIT,
     PIECE_SETS,
     PRESETS,
     board_count,
@@ -1279,10 +1281,15 @@ class Stairways(Engine):
             return resolved
         if not isinstance(text, str):
             raise _layout_invalid(["layout_json must be JSON text."])
+        if len(text) > JSON_LIMIT:
+            raise _layout_invalid([f"a custom layout has at most {JSON_LIMIT} characters of JSON."])
         try:
             layout = json.loads(text)
         except ValueError as exc:
             raise _layout_invalid([f"the custom layout is not valid JSON ({exc})."]) from None
+        except RecursionError:
+            # Nested a thousand levels deep: the parser gives up before layout_validate can say so.
+            raise _layout_invalid([DEPTH_REASON]) from None
         errors = layout_validate(layout, seats)
         if errors:
             raise _layout_invalid(errors)

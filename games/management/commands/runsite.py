@@ -1,5 +1,5 @@
-"""Everything `make run` starts: Redis (embedded unless REDIS_URL is set), a Celery worker, beat and the
-web server; Ctrl-C stops them all."""
+"""Everything `make run` starts: Redis (embedded unless REDIS_URL is set), two Celery workers (one for the
+default queue, one for computer opponents' moves), beat and the web server; Ctrl-C stops them all."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from wallsite.embedded_redis import redis_start, redis_stop
 
 
 class Command(BaseCommand):
-    help = "Start Redis (embedded unless REDIS_URL is set), a Celery worker, beat and the web server."
+    help = "Start Redis (embedded unless REDIS_URL is set), Celery workers, beat and the web server."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
@@ -31,19 +31,12 @@ class Command(BaseCommand):
             self.stdout.write(f"Embedded Redis on 127.0.0.1:{redis_port}")
         python = sys.executable
         schedule = str(settings.VAR_DIR / "celerybeat-schedule")
+        worker = [python, "-m", "celery", "-A", "wallsite", "worker", "-l", "info"]
         commands = {
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "wallsite",
-                "worker",
-                "-l",
-                "info",
-                "--concurrency",
-                "2",
-            ],
+            # E-mails, chance steps, expiries and the sweep: never stuck behind a computer's thinking.
+            "worker": [*worker, "-Q", "celery", "--concurrency", "2", "-n", "celery@%h"],
+            # Computer opponents' moves (seconds of search each), one at a time, on a queue of their own.
+            "bots worker": [*worker, "-Q", "bots", "--concurrency", "1", "-n", "bots@%h"],
             "beat": [python, "-m", "celery", "-A", "wallsite", "beat", "-l", "info", "--schedule", schedule],
             "web": [python, "manage.py", "runserver", addrport, "--noreload"],
         }
