@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, NamedTuple
 
 from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -58,11 +61,53 @@ def notifications_enqueue(ids: list[int]) -> bool:
 
 
 def notifications_enqueue_on_commit(ids: list[int]) -> None:
-    """Queue the rows of the transaction under way once it has committed. Never raises after the
-    commit: a broker outage must not turn a saved move into an error page; the rows stay pending and
-    the sweep sends them."""
+    """Have the rows of the transaction under way sent once it commits. Never raises after the commit:
+    a broker outage must not turn a saved move into an error page; the rows stay pending and the sweep
+    sends them.
+
+    With ``NOTIFY_COALESCE`` (production's default), the commit queues one flush task, which sends every
+    row then pending, unless a flush is already queued and not yet started: that one will find these
+    rows too. A cache entry says so (``cache.add`` sets it for one caller only); the flush deletes it
+    before it reads the rows. Under load one task serves many moves, and a turn played before the flush
+    runs is not mailed at all. Off, each commit queues its own rows.
+    """
     if ids:
-        transaction.on_commit(lambda: notifications_enqueue(ids))
+        transaction.on_commit(lambda: _notifications_queue(ids))
+
+
+def _notifications_queue(ids: list[int]) -> bool:
+    if not settings.NOTIFY_COALESCE:
+        return notifications_enqueue(ids)
+
+    def send() -> None:
+        try:
+            raised = cache.add(FLUSH_QUEUED, True, timeout=FLUSH_FLAG_SECONDS)
+        except Exception:  # the cache is away: queue a flush all the same
+            raised = True
+        if raised:
+            try:
+                task_send("games.notifications_flush")
+            except Exception:
+                # No flush is queued after all: let the next commit try again rather than wait.
+                with suppress(Exception):
+                    cache.delete(FLUSH_QUEUED)
+                raise
+
+    return enqueue_safely(send, what=f"{len(ids)} notification(s)")
+
+
+def notifications_flush_started() -> None:
+    """Called by the flush before it reads the pending rows: a commit from now on queues another."""
+    try:
+        cache.delete(FLUSH_QUEUED)
+    except Exception as exc:  # the entry then expires by itself; the rows are sent all the same
+        log.warning("Could not clear the notification flush flag (%s).", exc)
+
+
+FLUSH_QUEUED = "games:notifications:flush-queued"
+# Should a queued flush be lost (a Redis restarted empty, a message dropped), commits queue flushes again
+# after this long; the sweep sends what waited meanwhile.
+FLUSH_FLAG_SECONDS = 60
 
 
 def _batches(name: str, ids: list[int]) -> None:

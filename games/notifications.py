@@ -215,7 +215,7 @@ def queue_send(ids: Iterable[int]) -> None:
 
 
 def pending_ids(*, due_by: datetime, limit: int) -> list[int]:
-    """The pending rows due by ``due_by``, the oldest first: what the sweep sends again."""
+    """The pending rows due by ``due_by``, the oldest first: what a flush or the sweep sends."""
     return list(
         Notification.objects.filter(status=Status.PENDING, due_at__lte=due_by)
         .order_by("due_at")

@@ -7,8 +7,9 @@ import logging
 from collections.abc import Callable
 
 from celery import shared_task
+from django.utils import timezone
 
-from games import notifications, sweep
+from games import dispatch, notifications, sweep
 from games.errors import NotFound
 from games.services import clocks, playing
 
@@ -46,6 +47,20 @@ def bot_move(match_id: int, version: int, position: int) -> int | None:
 @shared_task(name="games.notifications_send")
 def notifications_send(notification_ids: list[int]) -> dict[str, int]:
     return _each(notification_ids, lambda pk: notifications.notification_send(notification_id=pk))
+
+
+# At most this many e-mails per flush; the next flush or the sweep sends the rest.
+FLUSH_LIMIT = 1000
+
+
+@shared_task(name="games.notifications_flush")
+def notifications_flush() -> dict[str, int]:
+    """Send every notification due by now: one task for the e-mails of many moves (see
+    dispatch.notifications_enqueue_on_commit). The flag goes first, so that a row committed while this
+    runs either is read below or queues the next flush."""
+    dispatch.notifications_flush_started()
+    ids = notifications.pending_ids(due_by=timezone.now(), limit=FLUSH_LIMIT)
+    return _each(ids, lambda pk: notifications.notification_send(notification_id=pk))
 
 
 def _each(ids: list[int], work: Callable[[int], str]) -> dict[str, int]:

@@ -6,11 +6,13 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.conf import settings
 from django.core import mail
+from django.core.cache import cache
 from django.db import connection
 
-from games import notifications, services
+from games import dispatch, notifications, services, tasks
 from games.models import Move, Notification, Seat, Turn
 from games.notifications import (
     digests_create,
@@ -415,4 +417,103 @@ def test_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
     note.refresh_from_db()
     assert note.status == Status.PENDING
     assert not mail.outbox
+    assert "the sweep will queue it again" in caplog.text
+
+
+# --- coalescing (NOTIFY_COALESCE) --------------------------------------------------------------------
+
+
+@pytest.fixture
+def coalescing(settings):
+    """One flush task for the e-mails of many commits, as in production."""
+    settings.NOTIFY_COALESCE = True
+    cache.delete(dispatch.FLUSH_QUEUED)
+
+
+def test_a_flush_sends_every_pending_row_then_due_once_and_leaves_the_rest(started_match, alice):
+    due = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
+    later = Notification.objects.create(
+        user=alice,
+        kind="your_turn",
+        key="later",
+        match=due[0].match,
+        due_at=datetime.now(UTC) + timedelta(hours=1),
+    )
+    assert tasks.notifications_flush() == {"sent": 2}
+    assert tasks.notifications_flush() == {}  # delivered twice: nothing more goes out
+    assert len(mail.outbox) == 2
+    assert {note.status for note in Notification.objects.filter(pk__in=[n.pk for n in due])} == {Status.SENT}
+    later.refresh_from_db()
+    assert later.status == Status.PENDING
+
+
+def test_commits_queue_one_flush_until_it_starts_then_the_next_commit_queues_another(
+    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
+):
+    import redis
+
+    queue = redis.Redis.from_url(redis_url)
+    queue.flushdb()
+    notes = [your_turn_row(open_turn(started_match(), 0)) for _ in range(2)]
+    with broker(redis_url):
+        for note in notes:
+            with django_capture_on_commit_callbacks(execute=True):
+                queue_send([note.pk])
+        assert queue.llen("celery") == 1 and cache.get(dispatch.FLUSH_QUEUED)
+        assert tasks.notifications_flush() == {"sent": 2}  # as the worker would run it
+        assert cache.get(dispatch.FLUSH_QUEUED) is None
+        later = your_turn_row(open_turn(started_match(), 0))
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([later.pk])
+        assert queue.llen("celery") == 2 and cache.get(dispatch.FLUSH_QUEUED)
+    queue.flushdb()
+
+
+def test_a_lost_flush_holds_the_flag_only_until_it_expires(
+    coalescing, redis_url, started_match, django_capture_on_commit_callbacks
+):
+    import redis
+
+    queue = redis.Redis.from_url(redis_url)
+    queue.flushdb()
+    note = your_turn_row(open_turn(started_match(), 0))
+    with broker(redis_url), time_machine.travel(datetime.now(UTC), tick=False) as clock:
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([note.pk])
+        queue.flushdb()  # the flush is lost (a Redis restarted empty)
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([note.pk])
+        assert queue.llen("celery") == 0  # the flag still stands
+        clock.shift(timedelta(seconds=dispatch.FLUSH_FLAG_SECONDS + 1))
+        with django_capture_on_commit_callbacks(execute=True):
+            queue_send([note.pk])
+        assert queue.llen("celery") == 1
+    queue.flushdb()
+
+
+def test_a_commit_that_could_not_queue_its_flush_takes_its_flag_down(
+    coalescing, started_match, django_capture_on_commit_callbacks, caplog
+):
+    with (
+        broker(f"redis://127.0.0.1:{free_port()}/0"),
+        caplog.at_level(logging.WARNING),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        queue_send([your_turn_row(open_turn(started_match(), 0)).pk])
+    assert "Could not queue 1 notification(s)" in caplog.text
+    assert cache.get(dispatch.FLUSH_QUEUED) is None  # the next commit tries again
+
+
+def test_with_coalescing_an_unreachable_queue_leaves_the_rows_pending_for_the_sweep(
+    coalescing, started_match, django_capture_on_commit_callbacks, caplog
+):
+    note = your_turn_row(open_turn(started_match(), 0))
+    with (
+        broker(f"redis://127.0.0.1:{free_port()}/0"),
+        caplog.at_level(logging.WARNING, logger="games.dispatch"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        queue_send([note.pk])
+    note.refresh_from_db()
+    assert note.status == Status.PENDING and not mail.outbox
     assert "the sweep will queue it again" in caplog.text

@@ -7,15 +7,18 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
 from games import services
+from games.dispatch import FLUSH_QUEUED
 from games.models import Match, Move, Notification, Turn
 from games.sweep import sweep_run
 from tests.conftest import no_vacation, play_random
 from tests.tasks.conftest import use_broker
 from wallsite.embedded_redis import free_port, redis_start, redis_stop
+from wallsite.settings.base import redis_database
 
 DAY = timedelta(days=1)
 
@@ -175,25 +178,36 @@ def test_beat_runs_the_sweep_every_few_seconds(workers, started_match, alice, bo
     wait_until(lambda: version_of(match) == 1, "beat's sweep to expire the turn", timeout=45)
 
 
-def test_moves_made_while_the_worker_is_down_mail_only_the_turn_still_awaited(
-    workers, started_match, alice, bob
+def test_moves_made_while_a_flush_waits_share_it_and_each_e_mail_goes_out_once(
+    workers, started_match, alice, bob, settings, redis_url
 ):
+    # This process plays the web server's part: its flag is in the workers' cache too.
+    settings.NOTIFY_COALESCE = True
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_database(redis_url, 1),
+        }
+    }
+    cache.delete(FLUSH_QUEUED)
     match = started_match()
-    play_random(match, moves=6)  # no worker yet: each commit's e-mail waits in the queue
+    play_random(match, moves=6)  # no worker yet: the first commit's flush waits in the queue
     worker = workers.start()
-    # A row for the opening turn and one per move; by the time the worker sends them, every turn but
-    # the last was played, so only its player gets an e-mail: nobody hears of a turn they already took.
+    # A row for the opening turn and one per move; by the time the flush runs, every turn but the
+    # last was played, so only its player gets an e-mail: nobody hears of a turn they already took.
     notes = Notification.objects.filter(match=match, kind="your_turn")
     assert notes.count() == 7
-    wait_until(lambda: not notes.filter(status="pending").exists(), "the queued e-mails")
+    wait_until(lambda: not notes.filter(status="pending").exists(), "the flush")
     time.sleep(1)  # nothing more may go out
     assert notes.filter(status="sent").count() == 1 and notes.filter(status="skipped").count() == 6
     log = worker.log.read_text()
-    received = [line for line in log.splitlines() if "notifications_send[" in line and "received" in line]
-    assert len(received) == 7, log[-3000:]
+    received = [line for line in log.splitlines() if "notifications_flush[" in line and "received" in line]
+    assert len(received) == 1, log[-3000:]
+    assert "games.notifications_send[" not in log
     awaited = Turn.objects.select_related("seat__user").get(match=match, closed_at__isnull=True).seat.user
     mails = workers.sent_mail()
     assert len(mails) == 1 and f"To: {awaited.email}" in mails[0]
 
+    # The flush has started, so the next move queues a flush of its own, sent at once.
     play_random(match, moves=1, seed=2)
     wait_until(lambda: len(workers.sent_mail()) == 2, "the next move's e-mail")

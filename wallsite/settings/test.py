@@ -15,6 +15,8 @@ CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 # Eager tasks need no broker: each commit sends its own e-mails at once (tests/tasks/ coalesces them).
 NOTIFY_COALESCE = False
+# Each test process has a cache of its own; tests of what is shared through Redis start their own.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
