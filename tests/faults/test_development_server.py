@@ -9,7 +9,8 @@ import httpx
 from tests.faults.conftest import wait_until
 
 SESSIONS = (
-    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    "SELECT count(*) AS n FROM pg_stat_activity "
+    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
 )
 
 
