@@ -12,7 +12,7 @@ from games.bots import LEVELS as bot_levels
 from games.bots import bot_for
 from games.engines.base import IllegalMove
 from games.errors import Conflict, InvalidMove, NotFound
-from games.models import Match, Move, Seat
+from games.models import Match, Move, Seat, Turn
 from games.rng import rng_dump, rng_load
 from games.services.recording import (
     MOVED_ON,
@@ -51,7 +51,7 @@ def move_play(
             raise Conflict(PAUSED)
         seats = seats_with_users(match)
         seat = playing_seat(match, user, seats=seats)
-        if expected_version != match.version:
+        if expected_version != match.version and not _awaited_since(match, seat, expected_version):
             raise Conflict(f"{MOVED_ON} Look at the board again.")
         state = match.engine_state
         if seat.position not in engine.actors(state):
@@ -77,6 +77,18 @@ def move_play(
             notation=engine.format_move(move),
             seats=seats,
         )
+
+
+def _awaited_since(match: Match, seat: Seat, version: int) -> bool:
+    """Whether ``seat`` has been asked for this move since ``version``, an earlier version than now: its
+    open turn began at or before it. What happened since was then other seats acting beside it (sealed
+    orders, bids: each acts for itself), which changes nothing the seat's move depends on; the engine
+    still checks the move against the position as it is now. A turn closed and opened again since (the
+    seat moved, or the position was taken back) makes the page stale."""
+    return (
+        version < match.version
+        and Turn.objects.filter(match=match, seat=seat, closed_at__isnull=True, number__lte=version).exists()
+    )
 
 
 def match_resign(*, match_id: Any, user: AbstractBaseUser) -> Match:
