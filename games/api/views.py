@@ -213,7 +213,8 @@ class MatchMoves(ApiView):
     @extend_schema(
         summary="Play a move",
         description="Give the move in the game's notation or as a move object, and the match version "
-        "you saw. If the match has moved on since, nothing is played and the answer is 409.",
+        "you saw. If the match has moved on since, nothing is played and the answer is 409, unless only "
+        "other seats acting beside yours (sealed orders, bids) moved since: your own turn still stands.",
         parameters=[MATCH_ID],
         request=s.MoveSubmitSerializer,
         responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409)},
