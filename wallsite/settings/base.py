@@ -146,6 +146,8 @@ AXES_USERNAME_CALLABLE = "accounts.lockout.login_name"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 # Failures are kept (fifteen minutes); successful log-ins are not logged.
 AXES_DISABLE_ACCESS_LOG = True
+# No banner with axes' version in every command's output.
+AXES_VERBOSE = False
 # How many proxies stand between clients and gunicorn, each appending the address it was reached from to
 # X-Forwarded-For: 1 behind the load balancer of the README. With 0, that header is whatever the client
 # wrote, and is never read.
