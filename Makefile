@@ -26,7 +26,8 @@ migrate: install
 demo: migrate
 	$(BIN)/python manage.py seed_demo
 
-run: demo
+# runsite starts Redis, then loads the demo data into an empty database, then the rest.
+run: migrate
 	$(BIN)/python manage.py runsite $(HOST):$(PORT)
 
 # Debian's Chromium for the real-browser tests (a test tool's own browser download does not work here).

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.models import MAX_LENGTH, ChatMessage
+from games import livekeys
 from games.errors import Conflict, Forbidden, NotFound, ServiceError
 from games.models import Match
 from games.text import text_problem
@@ -60,7 +61,11 @@ def message_post(
                 f"You are writing too fast: at most {limit} messages a minute. "
                 "Wait a little and send it again."
             )
-        return ChatMessage.objects.create(match=match, author=user, text=text)
+        message = ChatMessage.objects.create(match=match, author=user, text=text)
+        # The match's open pages poll a key of the match's row (games/livekeys.py).
+        Match.objects.filter(pk=match.pk).update(updated_at=timezone.now())
+        livekeys.match_changed(match.pk)
+        return message
 
 
 def spectators_read_set(*, match_id: int, user: AbstractBaseUser, allowed: bool) -> Match:
@@ -74,6 +79,7 @@ def spectators_read_set(*, match_id: int, user: AbstractBaseUser, allowed: bool)
             raise Forbidden("Only the player who created the match can choose who reads its chat.")
         if match.status != Match.Status.OPEN:
             raise Conflict("Who reads the chat is chosen before the match starts.")
-        Match.objects.filter(pk=match.pk).update(spectators_read_chat=allowed)
+        Match.objects.filter(pk=match.pk).update(spectators_read_chat=allowed, updated_at=timezone.now())
+        livekeys.match_changed(match.pk)
         match.spectators_read_chat = allowed
     return match

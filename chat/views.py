@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -16,14 +16,24 @@ from games.errors import NotFound, ServiceError
 @require_POST
 @login_required
 def message_post(request: HttpRequest, match_id: int) -> HttpResponse:
+    # The match page's script sends the form without leaving the page (a move being chosen stays) and
+    # asks for JSON: 201, or the refusal's reason with its status.
+    wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         services.message_post(match_id=match_id, user=request.user, text=request.POST.get("text", ""))
     except NotFound:
+        if wants_json:
+            return JsonResponse({"detail": "There is no such match."}, status=404)
         raise Http404("There is no such match.") from None
     except ServiceError as exc:
+        if wants_json:
+            return JsonResponse({"detail": exc.message}, status=exc.status)
         messages.error(request, exc.message)
         # What they wrote comes back in the box, so a refused message is not lost.
         request.session["chat_draft"] = {str(match_id): request.POST.get("text", "")[:2000]}
+    else:
+        if wants_json:
+            return JsonResponse({"detail": "Sent."}, status=201)
     return redirect(reverse("match-detail", args=[match_id]) + "#chat")
 
 

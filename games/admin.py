@@ -20,7 +20,7 @@ class MatchAdmin(admin.ModelAdmin):
     readonly_fields = ("version", "created_at", "started_at", "finished_at", "updated_at")
     # The engine state and the RNG state are server-only: the admin does not show them either.
     exclude = ("public_view", "engine_state", "rng_state")
-    raw_id_fields = ("created_by",)
+    raw_id_fields = ("created_by", "rematch_of")
     inlines = [SeatInline]
 
 

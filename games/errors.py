@@ -25,6 +25,14 @@ class Conflict(ServiceError):
     status = 409
 
 
+class RematchExists(Conflict):
+    """A match has one rematch; ``rematch_id`` is the one already on offer."""
+
+    def __init__(self, message: str, *, rematch_id: int) -> None:
+        super().__init__(message)
+        self.rematch_id = rematch_id
+
+
 class InvalidMove(ServiceError):
     status = 400
 

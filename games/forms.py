@@ -10,24 +10,21 @@ from games.engines.base import Engine, OptionsInvalid
 from games.models import Match
 from games.text import TextCheckedForm
 
+CLOCK_FIELDS = [
+    "move_time",
+    "move_time_unit",
+    "bank_initial_hours",
+    "bank_increment_hours",
+    "bank_max_hours",
+    "pause_weekends",
+    "timeout_policy",
+]
 
-class MatchCreateForm(TextCheckedForm, forms.Form):
-    TIME_UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
 
-    game = forms.ChoiceField(choices=registry.choices)
-    seat_count = forms.IntegerField(label="Players", min_value=1, max_value=8, initial=2)
-    bot_count = forms.IntegerField(
-        label="Computer opponents",
-        min_value=0,
-        max_value=7,
-        initial=0,
-        required=False,
-        help_text="Seats the computer takes at once; the others wait for players to join.",
-    )
-    bot_level = forms.ChoiceField(
-        label="Computer strength", choices=bots.kinds, initial=bots.DEFAULT, required=False
-    )
-    name = forms.CharField(max_length=80, required=False, help_text="Optional; shown in the lobby.")
+class ClockForm(TextCheckedForm, forms.Form):
+    """The clock of a match, as a new match and a league set it: the time per move, the reserve, weekends
+    and what a timeout does."""
+
     move_time = forms.IntegerField(
         label="Time per move",
         min_value=1,
@@ -36,7 +33,9 @@ class MatchCreateForm(TextCheckedForm, forms.Form):
         initial=3,
         help_text="Empty for no limit.",
     )
-    move_time_unit = forms.ChoiceField(choices=[("days", "days"), ("hours", "hours")], initial="days")
+    move_time_unit = forms.ChoiceField(
+        label="Unit", choices=[("days", "days"), ("hours", "hours")], initial="days"
+    )
     bank_initial_hours = forms.IntegerField(
         label="Reserve (hours)",
         min_value=0,
@@ -61,6 +60,26 @@ class MatchCreateForm(TextCheckedForm, forms.Form):
         initial=Match.Timeout.SKIP,
         required=False,
     )
+
+
+class MatchCreateForm(ClockForm):
+    TIME_UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
+    field_order = ["game", "seat_count", "bot_count", "bot_level", "name", *CLOCK_FIELDS, "rated"]
+
+    game = forms.ChoiceField(choices=registry.choices)
+    seat_count = forms.IntegerField(label="Players", min_value=1, max_value=8, initial=2)
+    bot_count = forms.IntegerField(
+        label="Computer opponents",
+        min_value=0,
+        max_value=7,
+        initial=0,
+        required=False,
+        help_text="Seats the computer takes at once; the others wait for players to join.",
+    )
+    bot_level = forms.ChoiceField(
+        label="Computer strength", choices=bots.kinds, initial=bots.DEFAULT, required=False
+    )
+    name = forms.CharField(max_length=80, required=False, help_text="Optional; shown in the lobby.")
     rated = forms.BooleanField(
         label="Rated",
         required=False,

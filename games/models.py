@@ -67,6 +67,10 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     result_text = models.CharField(max_length=200, blank=True)
+    # The match this one replays (its "rematch"): a finished match has at most one, which its page offers.
+    rematch_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
+    )
 
     public_view = models.JSONField(null=True, blank=True, editable=False)
     engine_state = models.JSONField(null=True, blank=True, editable=False)  # server-only

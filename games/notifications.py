@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
-from games import dispatch, replies, selectors
+from games import dispatch, replies, selectors, signals
 from games.models import Match, Notification, Seat, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
@@ -141,6 +141,47 @@ def notify_match_event(*, match: Match, key: str, text: str, now: datetime) -> l
         if notification is not None:
             created.append(notification)
     return created
+
+
+def end_key(match_id: int) -> str:
+    return f"match:{match_id}:end"
+
+
+def notify_match_ended(*, match: Match, seats: list[Seat], how: str, now: datetime) -> list[int]:
+    """The result, once, to every player of the match just ended who does not have it open; returns
+    the ids of the rows still to send.
+
+    However it ended (play, resignation, timeout, a moderator), one key per match makes it one message
+    per player even when two paths announce the same end. Digest readers get it at once as well: a
+    digest lists the moves awaited, and a finished match awaits none. ``seats`` come with their users.
+    """
+    seen_since = now - _presence_window()
+    users = {
+        seat.user_id
+        for seat in seats
+        if seat.user_id
+        and seat.user.is_active
+        and seat.user.notify != Notify.OFF
+        # On the page, the result is in front of them.
+        and not (seat.last_seen_at is not None and seat.last_seen_at >= seen_since)
+    }
+    if not users:
+        return []
+    key = end_key(match.pk)
+    Notification.objects.bulk_create(
+        [
+            Notification(
+                user_id=user_id, kind=Kind.MATCH_EVENT, key=key, match_id=match.pk, text=how, due_at=now
+            )
+            for user_id in sorted(users)
+        ],
+        ignore_conflicts=True,
+    )
+    return list(
+        Notification.objects.filter(key=key, user_id__in=users, status=Status.PENDING).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def digests_create(*, now: datetime) -> list[int]:
@@ -281,6 +322,14 @@ def _skip_reason(notification: Notification, user: User, now: datetime) -> str:
         return "e-mails are turned off"
     kind = notification.kind
     if kind == Kind.MATCH_EVENT:
+        # A result waiting since a queue outage is old news to a player who has since opened the match.
+        if (
+            notification.key == end_key(notification.match_id)
+            and Seat.objects.filter(
+                match_id=notification.match_id, user=user, last_seen_at__gte=now - _presence_window()
+            ).exists()
+        ):
+            return "you had the match open"
         return ""
     if user.on_vacation:
         return "you are on vacation"
@@ -334,9 +383,17 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
             turn = selectors.turns_awaiting(user=user).filter(match=match).first()
         context.update(_match_item(match, turn.deadline if turn else None, tz, now, site))
         name = match.display_name
+        ending = kind == Kind.MATCH_EVENT and notification.key == end_key(match.pk)
+        titles = [title for _receiver, title in signals.match_title.send(sender=Match, match=match) if title]
+        seats = list(match.seats.select_related("user").order_by("position")) if titles or ending else []
+        # A league fixture names itself and the opponents: a player in several tells them apart.
+        title = (
+            f"{titles[0]}: you against {_names(s for s in seats if s.user_id != user.pk)}" if titles else ""
+        )
+        context["title"] = title
         if kind == Kind.YOUR_TURN:
             context["last"] = _last_move(match, turn.seat)
-            subject = f"Your move in {name}"
+            subject = f"{title} \N{EM DASH} your move" if title else f"Your move in {name}"
             template = "your_turn"
         elif kind == Kind.REMINDER:
             lead = _lead_of(notification.key)
@@ -347,12 +404,21 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
                 due = f" is due {relative_text(turn.deadline, now)}"
             else:
                 due = " is overdue"
-            subject = f"Reminder: your move in {name}{due}"
+            subject = (
+                f"{title} \N{EM DASH} reminder: your move{due}"
+                if title
+                else f"Reminder: your move in {name}{due}"
+            )
             template = "reminder"
+        elif ending:
+            context.update(_result(match, seats, user))
+            context["how"] = notification.text
+            subject = f"{title} \N{EM DASH} {context['result']}" if title else f"{name}: {context['result']}"
+            template = "match_end"
         else:
             context["text"] = notification.text
             summary = notification.text.splitlines()[0] if notification.text else "news"
-            subject = f"{name}: {summary}"
+            subject = f"{title} \N{EM DASH} {summary}" if title else f"{name}: {summary}"
             template = "match_event"
         if kind in (Kind.YOUR_TURN, Kind.REMINDER) and replies.enabled():
             # The move may be answered by e-mail; the address carries the version this e-mail shows,
@@ -389,6 +455,44 @@ def _match_item(match: Match, deadline: datetime | None, tz, now: datetime, site
         "deadline_at": when_text(deadline, tz) if deadline else "",
         "deadline_in": relative_text(deadline, now) if deadline else "",
     }
+
+
+def _names(seats: Iterable[Seat]) -> str:
+    names = [seat.player_name for seat in seats]
+    if len(names) < 2:
+        return names[0] if names else "nobody"
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _result(match: Match, seats: list[Seat], user: User) -> dict[str, Any]:
+    """The final table of a match that has ended (public: places, scores and who left), and the
+    reader's own place."""
+    ranked = sorted(seats, key=lambda seat: (seat.rank is None, seat.rank or 0, seat.position))
+    rows = [
+        {
+            "place": _ordinal(seat.rank) if seat.rank else "",
+            "name": seat.player_name,
+            "score": "" if seat.score is None else _number(seat.score),
+            "note": "" if seat.status == Seat.Status.PLAYING else seat.get_status_display().lower(),
+            "you": seat.user_id == user.pk,
+        }
+        for seat in ranked
+    ]
+    mine = next((seat for seat in seats if seat.user_id == user.pk), None)
+    place = ""
+    if mine is not None and mine.rank:
+        place = f"You finished {_ordinal(mine.rank)} of {len(seats)}."
+    result = match.result_text or f"The match is {match.get_status_display().lower()}."
+    return {"result": result, "standings": rows, "your_place": place}
+
+
+def _ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _last_move(match: Match, seat: Seat) -> selectors.LogLine | None:

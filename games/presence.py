@@ -12,6 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from games import livekeys
 from games.errors import Forbidden, NotFound, ServiceError
 from games.models import Match, Seat
 
@@ -39,7 +40,13 @@ def seat_return(*, match_id: int, user: AbstractBaseUser) -> bool:
         # none starts after the player is back.
         if not Match.objects.select_for_update().filter(pk=match_id).exists():
             raise NotFound("There is no such match.")
-        return bool(Seat.objects.filter(match_id=match_id, user=user, autopilot=True).update(autopilot=False))
+        returned = bool(
+            Seat.objects.filter(match_id=match_id, user=user, autopilot=True).update(autopilot=False)
+        )
+        if returned:  # the seats table no longer says a computer plays for them: open pages redraw it
+            Match.objects.filter(pk=match_id).update(updated_at=timezone.now())
+            livekeys.match_changed(match_id)
+        return returned
 
 
 def seat_present(*, seat: Seat | None, user: AbstractBaseUser) -> bool:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, QuerySet, Subquery, Sum
 
+from games import livekeys
 from games.engines import registry
 from games.engines.base import Event
 from games.errors import NotFound
@@ -143,8 +146,10 @@ def turns_awaiting(*, user: AbstractBaseUser) -> QuerySet[Turn]:
 
 def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
     """The user's matches, each carrying ``awaiting_me`` and ``my_deadline`` (when the user's open turn
-    there runs out; None without a turn or a time limit). Matches awaiting the user come first, the
-    most urgent first, then those in play, then open ones, then the rest; one query plus the seats."""
+    there runs out; None without a turn or a time limit), ``to_move`` (the seats whose move is awaited,
+    in seat order) and ``deadline`` (the user's own when it awaits them, else the soonest of the others').
+    Matches awaiting the user come first, the most urgent first, then those in play, then open ones,
+    then the rest; one query plus the seats and the open turns, however many rows."""
     awaiting = Turn.objects.filter(match=OuterRef("pk"), seat__user=user, closed_at__isnull=True)
     matches = list(
         Match.objects.filter(seats__user=user)
@@ -153,10 +158,20 @@ def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
             my_deadline=Subquery(awaiting.order_by("deadline").values("deadline")[:1]),
         )
         .defer("engine_state", "rng_state", "public_view")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user")),
+            # As on the match page: only turns opened by the version the row shows.
+            Prefetch(
+                "turns",
+                queryset=Turn.objects.filter(closed_at__isnull=True, number__lte=F("match__version")),
+                to_attr="open_turns",
+            ),
+        )
         .order_by("-updated_at")
         .distinct()
     )
+    for match in matches:
+        _movers_note(match)
     rank = {Match.Status.ACTIVE: 1, Match.Status.OPEN: 2}
 
     def order(match: Match) -> tuple:
@@ -166,6 +181,76 @@ def matches_for_user(*, user: AbstractBaseUser) -> list[Match]:
         return (rank.get(match.status, 3), False, 0.0)
 
     return sorted(matches, key=order)
+
+
+def _movers_note(match: Match) -> None:
+    """Set ``to_move`` and ``deadline`` on a row of ``matches_for_user`` from its prefetched rows."""
+    by_id = {seat.pk: seat for seat in match.seats.all()}
+    active = match.status == Match.Status.ACTIVE
+    turns = [turn for turn in match.open_turns if turn.seat_id in by_id] if active else []
+    match.to_move = sorted((by_id[turn.seat_id] for turn in turns), key=lambda seat: seat.position)
+    others = [turn.deadline for turn in turns if turn.deadline is not None]
+    match.deadline = match.my_deadline if match.awaiting_me else min(others, default=None)
+
+
+def matches_live_key(*, user_id: Any) -> str:
+    """What My matches and the header badge show changes only when this does: one aggregate over the
+    user's matches. Every service that changes a match's row (a move, an expiry, a join, a chat message)
+    sets ``updated_at`` or bumps ``version`` or ``log_length`` (a deadline extended writes a log line)."""
+    row = Match.objects.filter(seats__user_id=user_id).aggregate(
+        count=Count("pk"), versions=Sum("version"), lines=Sum("log_length"), latest=Max("updated_at")
+    )
+    latest = row["latest"].timestamp() if row["latest"] else 0
+    return f"u{user_id}.{row['count']}.{row['versions'] or 0}.{row['lines'] or 0}.{latest}"
+
+
+def match_live_key(*, match_id: Any) -> str | None:
+    """What the match page shows changes only when this does: the match's row read by its key. None
+    when there is no such match. Services that change another table the page shows (a seat, a chat
+    message, a returning player) set the row's ``updated_at`` in the same transaction, and every
+    service that changes the page calls ``livekeys.match_changed``."""
+    try:
+        key = match_key(match_id)
+    except NotFound:
+        return None
+
+    def read() -> str | None:
+        row = Match.objects.filter(pk=key).values_list("pk", "version", "log_length", "status", "updated_at")
+        found = list(row)
+        return _live_key(*found[0]) if found else None
+
+    # Kept in the cache until the match changes (games/livekeys.py): most polls read no row at all.
+    return livekeys.cached_key(key, read)
+
+
+def match_live_key_of(match: Match) -> str:
+    """``match_live_key`` of a match already read (the page embeds it, so its first poll can be a 304)."""
+    return _live_key(match.pk, match.version, match.log_length, match.status, match.updated_at)
+
+
+def _live_key(pk: int, version: int, log_length: int, status: str, updated_at: Any) -> str:
+    return f"m{pk}.{version}.{log_length}.{status}.{updated_at.timestamp()}"
+
+
+def next_awaiting(*, user: AbstractBaseUser, exclude_match_id: int | None = None) -> Match | None:
+    """The match where the user's move is the most urgent (the soonest deadline), other than the one
+    given: where the "Next match waiting for you" button leads."""
+    turns = turns_awaiting(user=user)
+    if exclude_match_id is not None:
+        turns = turns.exclude(match_id=exclude_match_id)
+    turn = turns.first()
+    return turn.match if turn is not None else None
+
+
+def rematch_for(*, match: Match) -> Match | None:
+    """The rematch offered after ``match``, with its seats and their players, or None."""
+    return (
+        Match.objects.filter(rematch_of=match)
+        .select_related("created_by")
+        .defer("engine_state", "rng_state", "public_view")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .first()
+    )
 
 
 def starting_board(*, game: str, seats: int, options: dict[str, str]) -> str:
@@ -205,3 +290,32 @@ def replay_step(*, match: Match, position: int | None, seq: int) -> ReplayStep |
     svg = engine.render_svg(view, position, interactive=False)
     line = match_log_for(match=match, position=position, first=seq, last=seq)[0]
     return ReplayStep(seq=seq, last=last, svg=svg, line=line)
+
+
+_SEAT_NAME = re.compile(r"\{seat(\d+)\}")
+log = logging.getLogger(__name__)
+
+
+def match_prompt(*, mv: MatchView) -> str:
+    """The sentence above the board for this viewer while the match is in play: the engine's, worked out
+    from the viewer's own view alone, with each seat it names replaced by its player ("you" for the
+    viewer). Empty when the match is not in play."""
+    if mv.match.status != Match.Status.ACTIVE or not mv.view:
+        return ""
+    try:
+        text = mv.match.engine.prompt(mv.view, mv.viewer_position)
+    except (KeyError, IndexError, TypeError):
+        # A view stored before the engine's view had a key the prompt reads: the page goes without it.
+        log.warning("No prompt for match %s at version %s", mv.match.pk, mv.match.version, exc_info=True)
+        return ""
+    names = {seat.position: seat.player_name for seat in mv.seats}
+
+    def name(found: re.Match[str]) -> str:
+        position = int(found[1])
+        if position == mv.viewer_position:
+            return "you"
+        return names.get(position) or f"seat {position + 1}"
+
+    text = _SEAT_NAME.sub(name, text)
+    # A sentence may open with a seat; a player's name keeps its own case, "you" does not.
+    return f"Y{text[1:]}" if text.startswith("you ") else text

@@ -12,3 +12,6 @@ from django.dispatch import Signal
 match_finished = Signal()
 # A finished match no longer counts (a moderator cancelled it or adjudicated it anew). Arguments: match.
 match_voided = Signal()
+# Where a match belongs, for the subjects of its e-mails (a league names the fixture). Arguments: match.
+# A receiver returns a short title, or None for a match that is not its own.
+match_title = Signal()

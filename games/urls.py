@@ -5,8 +5,13 @@ from django.urls import path
 from games import views
 
 urlpatterns = [
+    # First: the open pages' poll is the site's commonest request, and is found before the others.
+    path("matches/<int:match_id>/live/", views.match_live, name="match-live"),
     path("", views.lobby, name="lobby"),
     path("me/matches/", views.my_matches, name="my-matches"),
+    path("games/", views.game_list, name="game-list"),
+    path("games/<slug:slug>/rules/", views.game_rules, name="game-rules"),
+    path("me/matches/live/", views.my_matches_live, name="my-matches-live"),
     path("matches/new/", views.match_create, name="match-create"),
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("matches/<int:match_id>/board.svg", views.match_board, name="match-board"),
@@ -17,5 +22,6 @@ urlpatterns = [
     path("matches/<int:match_id>/move/", views.match_move, name="match-move"),
     path("matches/<int:match_id>/resign/", views.match_resign, name="match-resign"),
     path("matches/<int:match_id>/seen/", views.match_seen, name="match-seen"),
+    path("matches/<int:match_id>/rematch/", views.match_rematch, name="match-rematch"),
     path("calendar/<slug:token>.ics", views.calendar_feed, name="calendar-feed"),
 ]

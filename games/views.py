@@ -2,31 +2,66 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils.crypto import salted_hmac
+from django.utils.functional import SimpleLazyObject
+from django.utils.http import quote_etag
+from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 
-from games import calendar, presence, selectors, services
-from games.errors import Forbidden, NotFound, ServiceError
+from games import calendar, presence, rulebook, selectors, services
+from games.engines.base import Engine, Move, View
+from games.engines.registry import UnknownGame
+from games.errors import Forbidden, NotFound, RematchExists, ServiceError
 from games.forms import MatchCreateForm, MoveForm
 from games.models import Match
+from games.services.creating import REMATCH_AFTER
+from wallsite.middleware import zone_activate, zone_on_demand
 
 
 @require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
     open_matches = selectors.matches_open()[:50]
-    return render(request, "games/lobby.html", {"open_matches": open_matches})
+    context = {"open_matches": open_matches, "rules_links": rulebook.rules_links()}
+    return render(request, "games/lobby.html", context)
+
+
+@require_GET
+def game_list(request: HttpRequest) -> HttpResponse:
+    """Every game with a picture of its board, its player counts, its length and what it is about."""
+    return render(request, "games/game_list.html", {"games": rulebook.game_cards()})
+
+
+@require_GET
+def game_rules(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        page = rulebook.rules_page(slug)
+    except UnknownGame:
+        raise Http404("There is no game of that name.") from None
+    return render(request, "games/game_rules.html", {"page": page, "card": rulebook.game_card(slug)})
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever the page links; send them to the icon the pages link."""
+    return redirect(static("favicon.svg"))
 
 
 @require_GET
 @login_required
 def my_matches(request: HttpRequest) -> HttpResponse:
+    # The key first: a change made while the rows are read then shows at the first poll.
+    key = selectors.matches_live_key(user_id=request.user.pk)
     matches = selectors.matches_for_user(user=request.user)
-    return render(request, "games/my_matches.html", {"matches": matches})
+    context = {"matches": matches, "live_etag": quote_etag(_etag(key, _viewer(request)))}
+    return render(request, "games/my_matches.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -75,7 +110,12 @@ def match_create(request: HttpRequest) -> HttpResponse:
 
 
 def _create_context(form: MatchCreateForm, preview: str) -> dict:
-    return {"form": form, "preview": preview, "option_examples": form.option_examples()}
+    return {
+        "form": form,
+        "preview": preview,
+        "option_examples": form.option_examples(),
+        "rules_links": rulebook.rules_links(),
+    }
 
 
 LOG_LINES_ON_PAGE = 30
@@ -203,19 +243,33 @@ def _view_or_404(request: HttpRequest, match_id: int) -> selectors.MatchView:
         raise Http404("There is no such match.") from None
 
 
+def _choice(engine: Engine, view: View, seat: int, move: Move) -> dict:
+    """A legal move as the board script needs it: its clicks, its notation and, when the engine has any,
+    the shapes to draw while it is chosen but not sent (from this seat's view only)."""
+    choice = {"path": engine.click_path(move), "text": engine.format_move(move)}
+    preview = engine.move_preview(view, seat, move)
+    if preview:
+        choice["preview"] = preview
+    return choice
+
+
 def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: MoveForm | None = None) -> dict:
     match = mv.match
     engine = match.engine
     board = ""
     choices: list[dict] = []
+    actions: list[tuple[str, str]] = []
     if match.status != Match.Status.OPEN and mv.view:
         board = engine.render_svg(mv.view, mv.viewer_position, interactive=mv.my_turn)
         if mv.my_turn:
             # The board script walks these click paths; the server stays the only judge of legality.
             choices = [
-                {"path": engine.click_path(m), "text": engine.format_move(m)}
+                _choice(engine, mv.view, mv.viewer_position, m)
                 for m in engine.legal_moves(match.engine_state, mv.viewer_position)
             ]
+            # Buttons beside the board for the actions a legal move takes, and no others.
+            offered = {target for choice in choices for target in choice["path"]}
+            actions = [a for a in engine.board_actions(mv.view, mv.viewer_position) if a[0] in offered]
     if move_form is None:
         move_form = MoveForm(initial={"version": match.version})
     else:
@@ -226,11 +280,18 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
     return {
         "match": match,
         "mv": mv,
+        **_follow_context(request, mv),
         "engine": engine,
         "board": board,
         "choices": choices,
+        "actions": actions,
+        # What a big board shows beside it (its key, the viewer's hand), or nothing.
+        "beside_templates": [f"{engine.slug}/_beside.html", "games/_beside.html"],
         # A game's own side panel, or the plain one for a game without (the tests' small engines).
         "panel_templates": [f"{engine.slug}/_panel.html", "games/_panel.html"],
+        "has_rules": rulebook.has_rules(engine.slug),
+        # The step at hand in one sentence, above the board.
+        "prompt": selectors.match_prompt(mv=mv),
         "move_form": move_form,
         # The latest lines only, so a long match's page costs what a short one's does.
         "log": selectors.match_log_for(
@@ -278,3 +339,158 @@ def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     response["Cache-Control"] = "private, no-cache"
     response["X-Robots-Tag"] = "noindex"
     return response
+
+
+# --- following a match from its open page (static/js/live.js) -------------------------------------------
+#
+# The page polls every few seconds. An unchanged poll is a 304 after one read of the match's row by its
+# key (no session, no user, no rendering); a changed one gets the page's parts as JSON, rendered by the
+# page's own templates for the viewer, as the page would show them now.
+
+LIVE_PARTS = {
+    "head": "games/_match_head.html",
+    "seats": "games/_match_seats.html",
+    "panel": "games/_match_panel.html",
+    "buttons": "games/_match_buttons.html",
+    "chat": "games/_match_chat.html",
+    "badge": "games/_badge.html",
+}
+
+
+def _viewer(request: HttpRequest) -> str:
+    """Who is asking, for the live keys: the session cookie, which a log-in or log-out replaces. Reading
+    it costs nothing, where the session's and the user's rows cost a query each."""
+    return request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+
+
+def _etag(key: str, viewer: str) -> str:
+    # Keyed with the site's secret, so the tag tells nobody anything about the session it belongs to.
+    return salted_hmac("games.live", f"{key}|{viewer}").hexdigest()[:32]
+
+
+def _match_etag(request: HttpRequest, match_id: int) -> str | None:
+    key = selectors.match_live_key(match_id=match_id)
+    return None if key is None else _etag(key, _viewer(request))
+
+
+def _board_key(mv: selectors.MatchView) -> str:
+    """What the board, the move form and its legal moves are drawn from, for this viewer: the client
+    sends it back, and the board is sent again only when it differs."""
+    match = mv.match
+    paused = int(match.paused_at is not None)
+    return f"{match.version}.{match.status}.{mv.viewer_position}.{int(mv.my_turn)}.{paused}"
+
+
+def _follow_context(request: HttpRequest, mv: selectors.MatchView) -> dict:
+    """The match page's live keys, the way to the user's next waiting match, and the rematch."""
+    match, user = mv.match, request.user
+    ended = match.status in REMATCH_AFTER and match.started_at is not None
+    rematch = selectors.rematch_for(match=match) if ended else None
+    return {
+        "live_etag": quote_etag(_etag(selectors.match_live_key_of(match), _viewer(request))),
+        "board_key": _board_key(mv),
+        # Looked up only when the header's count says some match awaits the user (base.html).
+        "next_match": SimpleLazyObject(
+            lambda: (
+                selectors.next_awaiting(user=user, exclude_match_id=match.pk)
+                if user.is_authenticated
+                else None
+            )
+        ),
+        "rematch": rematch,
+        "rematch_seated": rematch is not None
+        and user.is_authenticated
+        and any(seat.user_id == user.pk for seat in rematch.seats.all()),
+        "can_rematch": ended and rematch is None and mv.seat is not None,
+    }
+
+
+@zone_on_demand
+@require_GET
+@condition(etag_func=_match_etag)
+def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The parts of the match page that changed since the poll's If-None-Match, as JSON: ``parts`` maps
+    a part's name to its HTML. The board (with the move form) is sent when its key differs from the
+    one the client has (header X-Live-Board), the log when its length differs (X-Live-Log). Headers,
+    not a query string: the unchanged poll, the site's commonest request, then has none to parse."""
+    zone_activate(request)
+    try:
+        mv = selectors.match_view_for(match_id=match_id, user=request.user)
+    except NotFound:
+        return _live_refusal("There is no such match.", status=404)
+    context = _detail_context(request, mv)
+    parts = {name: render_to_string(name_, context, request) for name, name_ in LIVE_PARTS.items()}
+    board_key = context["board_key"]
+    if request.headers.get("X-Live-Board") != board_key:
+        parts["board"] = render_to_string("games/_match_board.html", context, request)
+    log_key = str(mv.match.log_length)
+    if request.headers.get("X-Live-Log") != log_key:
+        parts["log"] = render_to_string("games/_match_log.html", context, request)
+    body = {
+        "version": mv.match.version,
+        "status": mv.match.status,
+        "my_turn": mv.my_turn,
+        "keys": {"board": board_key, "log": log_key},
+        "parts": parts,
+    }
+    return _live_response(body)
+
+
+def _my_matches_etag(request: HttpRequest) -> str | None:
+    user_id = _session_user_id(request)
+    return None if user_id is None else _etag(selectors.matches_live_key(user_id=user_id), _viewer(request))
+
+
+def _session_user_id(request: HttpRequest) -> str | None:
+    """The user the session names, from the session alone: enough to key a poll (a 304 carries nothing),
+    never to decide what is shown, which the view asks of ``request.user``."""
+    return request.session.get(SESSION_KEY)
+
+
+@zone_on_demand
+@require_GET
+@condition(etag_func=_my_matches_etag)
+def my_matches_live(request: HttpRequest) -> HttpResponse:
+    """The header's badge and, with ``?table=1``, My matches' rows, as JSON parts, when they changed."""
+    if not request.user.is_authenticated:
+        return _live_refusal("Log in to follow your matches.", status=403)
+    zone_activate(request)
+    parts = {"badge": render_to_string("games/_badge.html", {}, request)}
+    if request.GET.get("table") == "1":
+        matches = selectors.matches_for_user(user=request.user)
+        parts["table"] = render_to_string("games/_my_matches_table.html", {"matches": matches}, request)
+    return _live_response({"parts": parts})
+
+
+def _live_response(body: dict) -> JsonResponse:
+    response = JsonResponse(body)
+    # Each viewer's own answer; the browser asks again each time with If-None-Match.
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _live_refusal(detail: str, *, status: int) -> JsonResponse:
+    response = JsonResponse({"detail": detail}, status=status)
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@require_POST
+@login_required
+def match_rematch(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Offer the players of an ended match another one; the offer is the new match's page."""
+    try:
+        rematch = services.match_rematch(match_id=match_id, user=request.user)
+    except NotFound:
+        raise Http404("There is no such match.") from None
+    except RematchExists as exc:
+        messages.info(request, "There is already a rematch of this match: here it is.")
+        return redirect("match-detail", match_id=exc.rematch_id)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("match-detail", match_id=match_id)
+    if rematch.status == Match.Status.ACTIVE:
+        messages.success(request, "Rematch started.")
+    else:
+        messages.success(request, "Rematch offered: it starts as soon as the other players join.")
+    return redirect(rematch)

@@ -30,7 +30,6 @@ class LeagueForm(TextCheckedForm, forms.ModelForm):
             "meetings",
             "points_by_place",
             "promotion_places",
-            "created_by",
         ]
 
     def clean(self) -> dict:
@@ -53,7 +52,16 @@ class LeagueAdmin(admin.ModelAdmin):
     list_filter = ("game",)
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
-    raw_id_fields = ("created_by",)
+    # The organiser is whoever adds the league here; the form does not ask.
+    readonly_fields = ("created_by", "created_at", "closed_at", "closed_note")
+
+    def get_readonly_fields(self, request, obj: League | None = None) -> tuple[str, ...]:
+        return self.readonly_fields if obj is not None else ()
+
+    def save_model(self, request, obj: League, form, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(Season)

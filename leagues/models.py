@@ -48,6 +48,10 @@ class League(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="leagues_created"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="No new seasons once closed; a season under way plays to its end."
+    )
+    closed_note = models.CharField(max_length=200, blank=True, help_text="Why it was closed.")
 
     def __str__(self) -> str:
         return self.name
@@ -162,6 +166,13 @@ class Fixture(models.Model):
 
     def __str__(self) -> str:
         return f"{self.division}, round {self.round}, table {self.table}"
+
+    @property
+    def title(self) -> str:
+        """How players tell their fixtures apart (its division and season loaded with it)."""
+        division = self.division
+        season = division.season
+        return f"{season.league.name}, season {season.number}, division {division.level}, round {self.round}"
 
 
 class FixturePlayer(models.Model):

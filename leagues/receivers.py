@@ -10,7 +10,7 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from games.models import Match
-from games.signals import match_finished, match_voided
+from games.signals import match_finished, match_title, match_voided
 from leagues import services
 from leagues.models import Fixture
 
@@ -36,3 +36,10 @@ def on_match_voided(sender: object, *, match: Match, **kwargs: object) -> None:
             services.result_void(match=match)
     except Exception:
         log.exception("Voiding the league result of match %s failed.", match.pk)
+
+
+@receiver(match_title, dispatch_uid="leagues.match_title")
+def fixture_title(sender: object, *, match: Match, **kwargs: object) -> str | None:
+    """A league match's e-mails name the fixture (league, season, division and round)."""
+    fixture = Fixture.objects.select_related("division__season__league").filter(match_id=match.pk).first()
+    return None if fixture is None else fixture.title

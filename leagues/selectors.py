@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, QuerySet
 
 from games.errors import NotFound
 from leagues.models import Division, Entry, Fixture, FixturePlayer, League, Season
@@ -20,11 +20,14 @@ TIE_BREAKS = [
 
 
 def leagues_list() -> QuerySet[League]:
-    return League.objects.annotate(season_count=Count("seasons")).order_by("name")
+    # Closed leagues keep their pages (their seasons' results), below the open ones.
+    return League.objects.annotate(season_count=Count("seasons")).order_by(
+        F("closed_at").desc(nulls_first=True), "name"
+    )
 
 
 def league_get(*, slug: str) -> League:
-    league = League.objects.filter(slug=slug).first()
+    league = League.objects.select_related("created_by").filter(slug=slug).first()
     if league is None:
         raise NotFound("There is no such league.")
     return league

@@ -22,22 +22,27 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections import defaultdict
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from django.utils.text import slugify
 
 from games.dispatch import enqueue_safely, task_send
 from games.engines import registry
-from games.errors import Conflict, Forbidden, NotFound, ServiceError
+from games.errors import Conflict, Forbidden, LimitReached, NotFound, ServiceError
 from games.models import Match, Seat
 from games.services import creating
 from leagues import pairing
 from leagues.models import Division, Entry, Fixture, FixturePlayer, League, Season
+from moderation import permissions
 from ratings.models import Rating
 
 log = logging.getLogger(__name__)
@@ -78,17 +83,176 @@ def league_check(league: League) -> None:
         raise ServiceError("A reserve needs a time per move.")
 
 
+# What may change between seasons; the game and the address stay what they were made with.
+SETTINGS = (
+    "name",
+    "description",
+    "players_per_match",
+    "options",
+    "move_time_limit",
+    "bank_initial",
+    "bank_increment",
+    "bank_max",
+    "pause_weekends",
+    "timeout_policy",
+    "division_size",
+    "meetings",
+    "points_by_place",
+    "promotion_places",
+)
+# Read again when a result comes in or a season ends: a season under way keeps them as they were.
+SCORING = ("players_per_match", "points_by_place", "promotion_places")
+# Addresses under /leagues/ that are pages rather than leagues.
+RESERVED_SLUGS = frozenset({"new"})
+MAX_NAME = 80
+MAX_DESCRIPTION = 2000
+MAX_CLOSE_NOTE = 200
+
+
 def league_create(
-    *, created_by: AbstractBaseUser, name: str, slug: str, game: str, **settings: Any
+    *, created_by: AbstractBaseUser, name: str, game: str, slug: str = "", **settings: Any
 ) -> League:
-    league = League(created_by=created_by, name=name.strip(), slug=slug, game=game, **settings)
+    """A new league organised by ``created_by``; without a ``slug`` its address comes from the name."""
+    if not created_by.is_authenticated:
+        raise Forbidden("Log in to organise a league.")
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise ServiceError(f"A league has no setting {sorted(unknown)[0]!r}.")
+    league = League(created_by=created_by, name=name.strip(), game=game, **settings)
+    _settings_check(league)
+    slug = slug.strip().lower()
+    if slug:
+        if not _SLUG.fullmatch(slug) or slug in RESERVED_SLUGS:
+            raise ServiceError(
+                "An address is up to 80 lower-case letters, digits, hyphens and underscores, and not 'new'."
+            )
+    else:
+        slug = _free_slug(league.name)
+    with transaction.atomic():
+        # One creator's leagues are counted one at a time (the user row is the lock; SQLite's
+        # IMMEDIATE transactions run one writer at a time anyway).
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=created_by.pk).first()
+        cap = django_settings.MAX_OPEN_LEAGUES_PER_USER
+        if League.objects.filter(created_by=created_by, closed_at__isnull=True).count() >= cap:
+            raise LimitReached(
+                f"You organise {cap} open leagues, as many as one account may. Close one of them "
+                "before you start another."
+            )
+        if League.objects.filter(slug=slug).exists():
+            raise ServiceError(f"There is already a league at {slug!r}: choose another address.")
+        league.slug = slug
+        league.save()
+    return league
+
+
+_SLUG = re.compile(r"[a-z0-9_-]{1,80}")
+
+
+def _free_slug(name: str) -> str:
+    """An unused address made from the name: ``spring-league``, then ``spring-league-2`` and on."""
+    base = slugify(name)[:70].strip("-") or "league"
+    if base in RESERVED_SLUGS:
+        base = f"{base}-league"
+    taken = set(League.objects.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, number = base, 1
+    while slug in taken:
+        number += 1
+        slug = f"{base}-{number}"
+    return slug
+
+
+def _settings_check(league: League) -> None:
+    """Every reason in one place, for the pages and for callers of the services alike."""
     if not league.name:
         raise ServiceError("A league needs a name.")
+    if len(league.name) > MAX_NAME:
+        raise ServiceError(f"A league's name has at most {MAX_NAME} characters.")
+    if len(league.description) > MAX_DESCRIPTION:
+        raise ServiceError(f"A league's description has at most {MAX_DESCRIPTION} characters.")
+    if league.move_time_limit is not None and not (
+        timedelta(hours=1) <= league.move_time_limit <= creating.MAX_MOVE_TIME_LIMIT
+    ):
+        raise ServiceError("The time per move must be between one hour and 30 days.")
+    for value in (league.bank_initial, league.bank_increment, league.bank_max):
+        if value is not None and not timedelta(0) <= value <= creating.MAX_MOVE_TIME_LIMIT * 2:
+            raise ServiceError("A reserve must be between zero and 60 days.")
+    if league.timeout_policy not in Match.Timeout.values:
+        raise ServiceError(f"{league.timeout_policy!r} is not a timeout policy.")
+    if not 2 <= league.division_size <= MAX_DIVISION:
+        raise ServiceError(f"A division has 2 to {MAX_DIVISION} players.")
+    if league.promotion_places > MAX_DIVISION // 2:
+        raise ServiceError(f"At most {MAX_DIVISION // 2} players go up or down from a division.")
     league_check(league)
-    if League.objects.filter(slug=slug).exists():
-        raise ServiceError(f"There is already a league at {slug!r}.")
-    league.save()
+
+
+# A season's start creates every fixture at once: a division of 20 makes 190 two-player matches.
+MAX_DIVISION = 20
+
+
+def league_update(*, league_id: Any, by: AbstractBaseUser, **changes: Any) -> League:
+    """Change the settings of the organiser's league. They apply to the seasons not yet started; while
+    one is under way, what scores it (players a match, points, promotion) stays as it is."""
+    unknown = set(changes) - set(SETTINGS)
+    if unknown:
+        raise ServiceError(f"A league has no setting {sorted(unknown)[0]!r}.")
+    with transaction.atomic():
+        league = _lock_league(league_id)
+        if not can_organise(league=league, user=by):
+            raise Forbidden("Only the league's organiser can change its settings.")
+        if league.closed_at is not None:
+            raise Conflict("This league is closed.")
+        running = league.seasons.filter(status=Season.Status.RUNNING).order_by("number").first()
+        if isinstance(changes.get("name"), str):
+            changes["name"] = changes["name"].strip()
+        moved = [name for name in SCORING if name in changes and changes[name] != getattr(league, name)]
+        if running is not None and moved:
+            raise Conflict(
+                f"Season {running.number} is under way: players a match, points by place and promotion "
+                "stay as they are until it ends."
+            )
+        for name, value in changes.items():
+            setattr(league, name, value)
+        _settings_check(league)
+        league.save(update_fields=[*changes, *(["options"] if "options" not in changes else [])])
     return league
+
+
+def can_close(*, league: League, user: AbstractBaseUser) -> bool:
+    """The organiser, or a moderator."""
+    return can_organise(league=league, user=user) or permissions.is_moderator(user)
+
+
+def league_close(*, league_id: Any, by: AbstractBaseUser, note: str) -> League:
+    """Close the league for good: no new season, and one taking sign-ups is cancelled. A season under
+    way plays on to its end (its fixtures are real matches, which moderators can end one by one)."""
+    note = " ".join(note.split())
+    if not note:
+        raise ServiceError("Say why the league closes: the players will read it on its page.")
+    if len(note) > MAX_CLOSE_NOTE:
+        raise ServiceError(f"The reason has at most {MAX_CLOSE_NOTE} characters.")
+    with transaction.atomic():
+        league = _lock_league(league_id)
+        if not can_close(league=league, user=by):
+            raise Forbidden("Only the league's organiser or a moderator can close it.")
+        if league.closed_at is not None:
+            raise Conflict("This league is closed already.")
+        now = timezone.now()
+        league.closed_at, league.closed_note = now, note
+        league.save(update_fields=["closed_at", "closed_note"])
+        league.seasons.filter(status=Season.Status.SIGNUP).update(
+            status=Season.Status.CANCELLED,
+            note="The league closed before this season started.",
+            finished_at=now,
+        )
+    log.info("League %s closed by %s: %s", league.pk, by.pk, note)
+    return league
+
+
+def _lock_league(league_id: Any) -> League:
+    try:
+        return League.objects.select_for_update().get(pk=int(league_id))
+    except (League.DoesNotExist, ValueError, TypeError, OverflowError):
+        raise NotFound("There is no such league.") from None
 
 
 def season_open(*, league: League, starts_at: datetime, by: AbstractBaseUser) -> Season:
@@ -106,7 +270,8 @@ def season_open(*, league: League, starts_at: datetime, by: AbstractBaseUser) ->
     if starts_at <= timezone.now():
         raise ServiceError("A season starts in the future, after its sign-ups.")
     with transaction.atomic():
-        League.objects.select_for_update().get(pk=league.pk)
+        if League.objects.select_for_update().get(pk=league.pk).closed_at is not None:
+            raise Conflict("This league is closed: it starts no more seasons.")
         if league.seasons.filter(status=Season.Status.SIGNUP).exists():
             raise Conflict("A season of this league is already taking sign-ups.")
         number = (league.seasons.aggregate(top=Max("number"))["top"] or 0) + 1
@@ -277,9 +442,10 @@ def _fixtures_create(league: League, season: Season, division: Division, users: 
                 pause_weekends=league.pause_weekends,
                 timeout_policy=league.timeout_policy,
                 rated=True,
+                present=False,  # made by the season's start, in the players' names: they are away
             )
             for user_id in table[1:]:
-                creating.seat_join(match_id=match.pk, user=by_id[user_id])
+                creating.seat_join(match_id=match.pk, user=by_id[user_id], present=False)
             fixture = Fixture.objects.create(division=division, round=number, table=table_number, match=match)
             FixturePlayer.objects.bulk_create(
                 [

@@ -216,6 +216,7 @@ def _match_action(
     _refuse_own_match(moderator, match_id)
     reason = _reason(reason)
     report = _report_or_none(report_id)
+    started = timezone.now()
     with transaction.atomic():
         line = change(reason)
         action = _record(
@@ -229,11 +230,13 @@ def _match_action(
             log_line=line,
         )
         if tell_players:
-            match = Match.objects.only("pk").get(pk=match_id)
-            notes = notifications.notify_match_event(
-                match=match, key=f"moderation:{action.pk}", text=action.summary, now=action.created_at
-            )
-            notifications.queue_send([note.pk for note in notes])
+            match = Match.objects.only("pk", "finished_at").get(pk=match_id)
+            # An action that ended the match is told once, with the result, by the match's end e-mail.
+            if not (match.finished_at and match.finished_at >= started):
+                notes = notifications.notify_match_event(
+                    match=match, key=f"moderation:{action.pk}", text=action.summary, now=action.created_at
+                )
+                notifications.queue_send([note.pk for note in notes])
     return action
 
 

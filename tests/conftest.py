@@ -20,9 +20,10 @@ if "testdice" not in registry.ENGINES:
 PASSWORD = "a-long-test-password-42"
 
 # Where each folder's tests may run (see .ci/run): "serial" ones start processes of their own (gunicorn,
-# Celery workers, PostgreSQL servers) and time them, so they run alone, not beside other xdist workers;
+# Celery workers, PostgreSQL servers) or hold the page to a time limit, so they run alone, not beside
+# other xdist workers;
 # "backend_neutral" ones read no database or exercise no backend-specific path, so one pass covers them.
-SERIAL = ("tests/faults/", "tests/tasks/")
+SERIAL = ("tests/faults/", "tests/tasks/", "tests/e2e/test_live_page.py")
 BACKEND_NEUTRAL = ("tests/engines/", "tests/bots/", "tests/e2e/", "tests/test_conformance.py")
 
 

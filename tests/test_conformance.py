@@ -374,11 +374,15 @@ def _check_views(
         )
         svgs = [engine.render_svg(view, viewer, interactive=flag) for flag in (False, True)]
         assert all(isinstance(s, str) and s.startswith("<svg") for s in svgs), f"{at}: render_svg gave no SVG"
+        prompt = engine.prompt(view, viewer)
+        _check_prompt(prompt, viewer in actors, _seat_count(view, state), at)
+        # The buttons a big board has beside it instead of in its picture, from the view like the SVG.
+        beside = engine.board_actions(view, viewer)
         if viewer is not None and viewer in actors:
             moves = engine.legal_moves(state, viewer)
             for move in sampler.sample(moves, min(30, len(moves))):
                 for target in engine.click_path(move):
-                    assert f'data-target="{target}"' in svgs[1], (
+                    assert f'data-target="{target}"' in svgs[1] or target in dict(beside), (
                         f"{at}: nothing to click for {target} of {move}"
                     )
         for k in range(3):
@@ -395,6 +399,12 @@ def _check_views(
                 assert engine.render_svg(engine.view(other, viewer), viewer, interactive=flag) == svg, (
                     f"{at}: the SVG (interactive={flag}) differs between states this viewer cannot tell apart"
                 )
+            assert engine.prompt(engine.view(other, viewer), viewer) == prompt, (
+                f"{at}: the prompt differs between states this viewer cannot tell apart"
+            )
+            assert engine.board_actions(engine.view(other, viewer), viewer) == beside, (
+                f"{at}: the buttons beside the board differ between states this viewer cannot tell apart"
+            )
             assert engine.actors(other) == actors, f"{at}: who acts depends on hidden information"
             assert engine.chance_pending(other) == engine.chance_pending(state), at
             assert engine.is_over(other) == engine.is_over(state), at
@@ -404,6 +414,22 @@ def _check_views(
                 )
             if engine.slug == "testdice":
                 _check_dice_secrets(state, other, view, viewer, at)
+
+
+def _seat_count(view: dict[str, Any], state: State) -> int:
+    seats = view.get("seats", state.get("seats"))
+    return seats if isinstance(seats, int) else len(seats)
+
+
+def _check_prompt(prompt: Any, acting: bool, seats: int, at: str) -> None:
+    """The sentence above the board: text, names only seats of the game (the site fills those in), and
+    asks the seat to act when it is to act rather than telling it to wait."""
+    assert isinstance(prompt, str) and prompt.strip(), f"{at}: prompt gave {prompt!r}"
+    for name in re.findall(r"\{([^{}]*)\}", prompt):
+        assert re.fullmatch(r"seat\d+", name) and int(name[4:]) < seats, f"{at}: the prompt names {name!r}"
+    assert "{" not in re.sub(r"\{seat\d+\}", "", prompt), f"{at}: a stray brace in the prompt {prompt!r}"
+    if acting:
+        assert not prompt.startswith("Waiting"), f"{at}: the seat to act is told to wait: {prompt!r}"
 
 
 def _check_dice_secrets(

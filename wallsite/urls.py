@@ -4,10 +4,12 @@ from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
+from games import views as game_views
 from wallsite.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", game_views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include("games.api.urls")),
     path("accounts/", include("accounts.urls")),

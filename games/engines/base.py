@@ -12,13 +12,15 @@ import functools
 import inspect
 import random
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 State = dict[str, Any]
 Move = dict[str, Any]
 View = dict[str, Any]
+# A shape drawn over the board while a move is chosen but not sent (``Engine.move_preview``).
+Preview = dict[str, str]
 
 
 class IllegalMove(ValueError):
@@ -95,6 +97,36 @@ class OptionsInvalid(ValueError):
 
 class SvgRenderer(Protocol):
     def render(self, view: View, seat: int | None, *, interactive: bool) -> str: ...
+
+
+# --- the sentence above the board -------------------------------------------------------------------
+# A prompt names other players by seat; the site puts each player's name in the placeholder's place
+# (engines know seats, not people).
+_PLACEHOLDER = "{{seat{}}}"
+
+
+def seat_placeholder(seat: int) -> str:
+    """Where a prompt names the player of ``seat``: ``{seat2}``, filled in by the site."""
+    return _PLACEHOLDER.format(seat)
+
+
+def waiting_for(seats: Iterable[int], doing: str = "") -> str:
+    """ "Waiting for {seat1} and {seat2} to bid." from the seats awaited and what they are to do."""
+    names = [seat_placeholder(s) for s in sorted(seats)]
+    if not names:
+        return "Waiting for the game to go on."
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"Waiting for {who}{f' {doing}' if doing else ''}."
+
+
+def awaited_seats(view: View) -> list[int]:
+    """The seats a view says are to act (``to_act`` as a list or a seat, or ``to_move``), sorted."""
+    awaited = view.get("to_act", view.get("to_move"))
+    if isinstance(awaited, bool) or awaited is None:
+        return []
+    if isinstance(awaited, int):
+        return [awaited]
+    return sorted(s for s in awaited if isinstance(s, int) and not isinstance(s, bool))
 
 
 # --- input from outside ---------------------------------------------------------------------------------
@@ -297,6 +329,38 @@ class Engine:
         """
         raise NotImplementedError
 
+    def board_actions(self, view: View, seat: int | None) -> list[tuple[str, str]]:
+        """Click targets the page draws as buttons beside the board instead of in the SVG, as
+        ``(data-target, label)`` in the order shown; the page shows only those a legal move clicks.
+
+        A big board keeps its picture for places and pieces and leaves its actions to real buttons
+        that stay readable and in sight. Its SVG module provides them as ``actions(view, seat)``, from
+        the view alone like the picture itself. None by default: every target is in the SVG.
+        """
+        actions = getattr(self.svg, "actions", None)
+        return list(actions(view, seat)) if actions is not None else []
+
+    def move_preview(self, view: View, seat: int, move: Move) -> list[Preview]:
+        """What to draw on the board while ``seat`` has chosen ``move`` (one of its legal moves) but not
+        yet sent it, as shapes over places of the interactive SVG; static/js/pending-move.js draws them.
+
+        Built from ``view`` (that seat's own) and the move alone, so it shows nothing the seat may not
+        know. A place is a click target's ``data-target`` or a ``data-place`` the SVG adds for the
+        purpose; pieces standing on a place carry ``data-on`` with its name. The shapes:
+
+        - ``{"draw": "ghost", "from": p, "to": q}``: the pieces on ``p`` shown, translucent, on ``q``,
+          and dimmed where they stand;
+        - ``{"draw": "wall", "at": edge}`` a wall about to be built, ``{"draw": "unwall", "at": wall}`` one
+          about to go;
+        - ``{"draw": "arrow", "from": p, "to": q}``, ``{"draw": "ring", "at": p}`` (an attack, a target);
+        - ``{"draw": "label", "at": p, "text": words}`` (an order or a bid on its place);
+        - ``{"draw": "piece", "at": p}``: the seat's own piece (the SVG's ``data-preview-piece``).
+
+        Empty by default: nothing to draw, or the browser draws it from the click path alone (Wall Go,
+        whose thousands of moves a turn would double the page for what their paths already say).
+        """
+        return []
+
     # --- what may be known --------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> View:
         """Everything ``seat`` may know (None: a spectator); the only way state leaves the server.
@@ -326,6 +390,22 @@ class Engine:
         of ``seat`` are the same for every sample (non-interference). Games without secrets keep this.
         """
         return copy.deepcopy(state)
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        """One sentence for the step at hand as ``seat`` sees it (None: a spectator), shown above the board.
+
+        Computed from ``view(state, seat)`` alone, so it can say nothing the view does not. Other players
+        appear as ``seat_placeholder`` names the site fills in. Engines say what the step asks for; this
+        default says only whose step it is.
+        """
+        if view.get("phase") == "over" or view.get("end_reason"):
+            return "The game is over."
+        awaited = awaited_seats(view)
+        if seat is not None and seat in awaited:
+            return "It is your move."
+        if not awaited:
+            return "The game goes on by itself: wait a moment."
+        return waiting_for(awaited, "to move")
 
     def outcome(self, state: State) -> list[float] | None:
         raise NotImplementedError

@@ -13,7 +13,7 @@ The names below are the public services, for callers that want them in one place
 from __future__ import annotations
 
 from games.services.clocks import turn_expire
-from games.services.creating import match_create, match_start, seat_join, seat_leave
+from games.services.creating import match_create, match_rematch, match_start, seat_join, seat_leave
 from games.services.moderating import (
     match_adjudicate,
     match_end,
@@ -35,6 +35,7 @@ __all__ = [
     "match_end",
     "match_log_note",
     "match_pause",
+    "match_rematch",
     "match_resign",
     "match_resume",
     "match_start",

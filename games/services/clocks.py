@@ -88,8 +88,10 @@ def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
                 verb="runs out of time and is out",
                 closed_by="timeout",
             )
-        notes = notifications.notify_match_event(match=match, key=key, text=text, now=now)
-        notifications.queue_send(note.pk for note in notes)
+        # A timeout that ended the match is told once, in the e-mail with the result.
+        if match.status == Match.Status.ACTIVE:
+            notes = notifications.notify_match_event(match=match, key=key, text=text, now=now)
+            notifications.queue_send(note.pk for note in notes)
         return policy
 
 

@@ -12,9 +12,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from games import livekeys
 from games.bots import LEVELS as bot_levels
 from games.engines import registry
-from games.errors import Conflict, Forbidden, LimitReached, ServiceError
+from games.errors import Conflict, Forbidden, LimitReached, RematchExists, ServiceError
 from games.models import HiddenHand, Match, Seat
 from games.rng import rng_dump, rng_new
 from games.services.recording import (
@@ -44,6 +45,7 @@ def match_create(
     bots: list[str] | None = None,
     rated: bool = True,
     account_limits: bool = False,
+    present: bool = True,
 ) -> Match:
     """Open a match with the creator in the first seat; it starts when every seat is taken.
 
@@ -56,6 +58,9 @@ def match_create(
     workers' queues. Pass it for a match a person asks for (the web form, the API). Matches the site
     makes for players (league fixtures, in a player's name, all of a season at once) leave it off: the
     season must not stop half-way because one of its players is busy.
+
+    ``present``: the creator is on the page (a person pressed Create), so a match that starts at once
+    sends them no "your move" e-mail. The site creating a match in a player's name passes False.
     """
     try:
         engine = registry.get_engine(game)
@@ -105,15 +110,18 @@ def match_create(
             timeout_policy=timeout_policy,
             rated=bool(rated) and not bot_kinds,
         )
+        # Against computers the match starts now and they answer within seconds, maybe before the
+        # creator's browser has loaded the page: count the creator as there already.
+        seen = match.created_at if present and 1 + len(bot_kinds) == seat_count else None
         Seat.objects.bulk_create(
-            [Seat(match=match, position=0, user=creator)]
+            [Seat(match=match, position=0, user=creator, last_seen_at=seen)]
             + [
                 Seat(match=match, position=p, user=None, bot=kind)
                 for p, kind in enumerate(bot_kinds, start=1)
             ]
         )
         if 1 + len(bot_kinds) == seat_count:
-            _start(match)
+            _start(match, present_user_id=creator.pk if present else None)
     return match
 
 
@@ -187,8 +195,11 @@ def _count(number: int, one: str, many: str) -> str:
     return f"{number} {one if number == 1 else many}"
 
 
-def seat_join(*, match_id: Any, user: AbstractBaseUser) -> Seat:
-    """Take the next free seat; the match starts in the same transaction when the table is full."""
+def seat_join(*, match_id: Any, user: AbstractBaseUser, present: bool = True) -> Seat:
+    """Take the next free seat; the match starts in the same transaction when the table is full.
+
+    ``present=False`` when the site seats the user in their name (a league fixture): their first turn
+    is then e-mailed like anyone's."""
     with transaction.atomic():
         match = match_lock(match_id)
         if match.status != Match.Status.OPEN:
@@ -200,7 +211,9 @@ def seat_join(*, match_id: Any, user: AbstractBaseUser) -> Seat:
             raise Conflict("This match is full.")
         seat = Seat.objects.create(match=match, position=len(seats), user=user)
         if len(seats) + 1 == match.seat_count:
-            _start(match)
+            # The join request proves the player is there: their first turn needs no e-mail.
+            _start(match, present_user_id=user.pk if present else None)
+        _seats_changed(match)
     return seat
 
 
@@ -225,6 +238,16 @@ def seat_leave(*, match_id: Any, user: AbstractBaseUser) -> None:
             match.finished_at = timezone.now()
             match.result_text = "Abandoned before it started."
             match.save(update_fields=["status", "finished_at", "result_text", "updated_at"])
+        _seats_changed(match)
+
+
+def _seats_changed(match: Match) -> None:
+    """Mark the match changed for the pages that follow it (their poll keys on ``updated_at``, and a seat
+    is a row of its own), and the match it is a rematch of, whose page shows how the offer stands."""
+    ids = [match.pk] if match.rematch_of_id is None else [match.pk, match.rematch_of_id]
+    Match.objects.filter(pk__in=ids).update(updated_at=timezone.now())
+    for match_id in ids:
+        livekeys.match_changed(match_id)
 
 
 def match_start(*, match_id: Any) -> Match:
@@ -239,7 +262,7 @@ def match_start(*, match_id: Any) -> Match:
     return match
 
 
-def _start(match: Match) -> None:
+def _start(match: Match, *, present_user_id: int | None = None) -> None:
     engine = match.engine
     rng = rng_new()
     state = engine.new_state(seats=match.seat_count, options=match.options, rng=rng)
@@ -256,6 +279,57 @@ def _start(match: Match) -> None:
     HiddenHand.objects.bulk_create(
         [HiddenHand(seat=seat, data=engine.private_view(state, seat.position)) for seat in seats]
     )
-    turns_sync(match, engine, state, now=now, seats=seats)
+    turns_sync(match, engine, state, now=now, seats=seats, present_user_id=present_user_id)
     work_schedule(match, engine, state, now=now, seats=seats)
     match.save()
+
+
+# A rematch is offered once a match that was played has ended, however it ended.
+REMATCH_AFTER = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
+
+
+def match_rematch(*, match_id: Any, user: AbstractBaseUser) -> Match:
+    """A player of an ended match offers the others another: a new open match of the same game, seat
+    count, options and clock, with ``user`` in the first seat and the same computer opponents after.
+    The old match's page offers the others its Join button. A match has one rematch: a second offer is
+    refused with ``RematchExists``, which names the first."""
+    with transaction.atomic():
+        # The old match's row lock makes two players offering at once find each other's offer.
+        old = match_lock(match_id, rng=False)
+        if old.status not in REMATCH_AFTER or old.started_at is None:
+            raise Conflict("A rematch can be offered once the match is over.")
+        seats = list(old.seats.all())
+        if not any(seat.user_id == user.pk for seat in seats):
+            raise Forbidden("Only the players of this match can offer a rematch.")
+        existing = Match.objects.filter(rematch_of=old).values_list("pk", flat=True).first()
+        if existing is not None:
+            raise RematchExists(
+                f"There is already a rematch of this match: match #{existing}.", rematch_id=existing
+            )
+        match = match_create(
+            creator=user,
+            game=old.game,
+            seat_count=old.seat_count,
+            options=old.options,
+            name=_rematch_name(old),
+            move_time_limit=old.move_time_limit,
+            bank_initial=old.bank_initial,
+            bank_increment=old.bank_increment,
+            bank_max=old.bank_max,
+            pause_weekends=old.pause_weekends,
+            timeout_policy=old.timeout_policy,
+            bots=[seat.bot for seat in seats if seat.user_id is None and seat.bot],
+            rated=old.rated,
+            account_limits=True,
+        )
+        match.rematch_of = old
+        Match.objects.filter(pk=match.pk).update(rematch_of=old)
+        _seats_changed(match)
+    return match
+
+
+def _rematch_name(old: Match) -> str:
+    """The old match's name marked as a rematch, so that My matches tells the two apart; marked once
+    however many rematches follow ("Friday duel (rematch)")."""
+    name, mark = old.display_name, " (rematch)"
+    return name if name.endswith(mark) else name[: 80 - len(mark)] + mark

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import signals
+from games import notifications, signals
 from games.bots import LEVELS as bot_levels
 from games.clock import reminder_schedule
 from games.errors import Conflict, ServiceError
@@ -297,6 +297,9 @@ def _end_by_moderator(match: Match, *, status: str, text: str, now: datetime) ->
     match.turns.filter(closed_at__isnull=True).update(closed_at=now, closed_by="end")
     line = log_line(match, seat=None, kind="moderation", text=text)
     match_save(match, seen=seen, now=now)
+    # Once per match: a finished match adjudicated anew or cancelled was announced when it ended.
+    ended = notifications.notify_match_ended(match=match, seats=seats_with_users(match), how=text, now=now)
+    notifications.queue_send(ended)
     return line
 
 

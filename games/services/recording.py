@@ -12,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import dispatch, notifications, signals
+from games import dispatch, livekeys, notifications, signals
 from games.clock import ClockRules, bank_after_move, deadline_for, reminder_schedule
 from games.engines.base import Engine, Event
 from games.errors import Conflict, Forbidden, NotFound
@@ -48,6 +48,7 @@ def match_save(match: Match, *, seen: int, now: datetime) -> None:
     values = {name: getattr(match, name) for name in STEP_FIELDS if name not in deferred}
     if Match.objects.filter(pk=match.pk, version=seen).update(**values) != 1:
         raise Conflict(MOVED_ON)
+    livekeys.match_changed(match.pk)
 
 
 # What a step of play or a moderator's action changes in the match's row; the rest is set when the match
@@ -128,6 +129,7 @@ def log_line(match: Match, *, seat: Seat | None, kind: str, text: str) -> Move:
         state_after=match.engine_state if match.engine_state is not None else {},
     )
     Match.objects.filter(pk=match.pk).update(log_length=match.log_length)
+    livekeys.match_changed(match.pk)
     return line
 
 
@@ -175,7 +177,13 @@ def step_record(
     if seats is None:
         seats = seats_with_users(match)
     if force_end or engine.is_over(state):
-        match_finish(match, engine, state, now=now, seats=seats)
+        # Cut short (a resignation, a timeout), the step's first line says how; play's end speaks for itself.
+        how = (
+            events[0].text
+            if (force_end or closed_by != "move") and events and events[0].visible_to is None
+            else ""
+        )
+        match_finish(match, engine, state, now=now, seats=seats, how=how)
         match.work_due_at = None
     else:
         turns_sync(match, engine, state, now=now, mover=seat, closed_by=closed_by, seats=seats)
@@ -206,10 +214,11 @@ def turns_sync(
     seats: list[Seat],
     mover: Seat | None = None,
     closed_by: str = "move",
+    present_user_id: int | None = None,
 ) -> None:
     """Close the turns of seats no longer awaited; open one, with its deadline, per newly awaited seat,
-    and queue the "your turn" e-mails they owe. The mover's reserve is settled against the time its
-    turn took."""
+    and queue the "your turn" e-mails they owe, but none to ``present_user_id``, who is on the page
+    (creating or joining the match). The mover's reserve is settled against the time its turn took."""
     actors = engine.actors(state)
     rules = clock_rules(match)
     by_id = {seat.pk: seat for seat in seats}
@@ -254,7 +263,8 @@ def turns_sync(
         )
     if new_turns:
         Turn.objects.bulk_create(new_turns)  # sets their ids, which their e-mails' keys carry
-        notes = notifications.notify_turns_opened(turns=new_turns, now=now)
+        told = [turn for turn in new_turns if present_user_id is None or turn.seat.user_id != present_user_id]
+        notes = notifications.notify_turns_opened(turns=told, now=now)
         notifications.queue_send(note.pk for note in notes)
 
 
@@ -290,10 +300,11 @@ def automatic_work(
 
 
 def match_finish(
-    match: Match, engine: Engine, state: dict[str, Any], *, now: datetime, seats: list[Seat]
+    match: Match, engine: Engine, state: dict[str, Any], *, now: datetime, seats: list[Seat], how: str = ""
 ) -> None:
-    """Score and rank the seats, close the open turns, mark the match finished (the caller stores it)
-    and tell the receivers (ratings, leagues)."""
+    """Score and rank the seats, close the open turns, mark the match finished (the caller stores it),
+    tell the receivers (ratings, leagues) and the players who are away (``how`` it ended, if not by
+    play)."""
     scores = engine.outcome(state) if engine.is_over(state) else None
     playing = [seat for seat in seats if seat.status == Seat.Status.PLAYING]
     out = [seat for seat in seats if seat.status != Seat.Status.PLAYING]
@@ -318,6 +329,7 @@ def match_finish(
     match.finished_at = now
     match.result_text = _result_text(playing, scores)
     signals.match_finished.send(sender=Match, match=match)
+    notifications.queue_send(notifications.notify_match_ended(match=match, seats=seats, how=how, now=now))
 
 
 def _result_text(playing: list[Seat], scores: list[float] | None) -> str:

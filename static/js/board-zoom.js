@@ -1,7 +1,10 @@
 // The zoom switch of a server-drawn board. Fitted, the picture takes the width it is given; zoomed, it is
 // drawn at its natural size (one unit of its viewBox to one CSS pixel) or twice the fitted width,
 // whichever is larger, inside its frame, which then scrolls both ways while the page itself never
-// scrolls sideways. The choice is remembered per game on this device. Pinch-zoom stays the browser's.
+// scrolls sideways; a mouse may drag the board around in it too. The choice is remembered per game on
+// this device. A big board (data-fit="height" on its <svg>: The Wall, The Great Wall) that has no
+// choice remembered opens zoomed where fitting it would shrink it below three quarters of its natural
+// size (a phone), since its text is readable only near that size. Pinch-zoom stays the browser's.
 //
 // Markup (templates/games/_board_zoom.html): a frame with an id and data-zoom-key (the game), holding
 // the board's <svg>, and a button with aria-controls naming the frame. The switch is a toggle button:
@@ -10,11 +13,13 @@
   "use strict";
   const STORE = "wallsite.board-zoom.";
 
+  // true or false as chosen on this device, null when never chosen.
   function remembered(key) {
     try {
-      return window.localStorage.getItem(STORE + key) === "in";
+      const choice = window.localStorage.getItem(STORE + key);
+      return choice === null ? null : choice === "in";
     } catch (error) {
-      return false; // storage refused (private browsing, blocked cookies): start fitted
+      return null; // storage refused (private browsing, blocked cookies): as if never chosen
     }
   }
 
@@ -76,6 +81,7 @@
 
     button.addEventListener("click", () => show(!zoomed, { store: true }));
     window.addEventListener("resize", size);
+    dragToPan(frame, () => zoomed);
     // A place reached with Tab or the arrow keys is scrolled into the frame's view.
     frame.addEventListener("focusin", (event) => {
       if (zoomed && event.target !== frame && event.target.scrollIntoView) {
@@ -83,7 +89,47 @@
       }
     });
     button.closest(".board-tools").hidden = false;
-    show(remembered(key), { store: false });
+    const chosen = remembered(key);
+    const big = svg.dataset.fit === "height" && natural > 0 && frame.clientWidth < 0.75 * natural;
+    show(chosen === null ? big : chosen, { store: false });
+  }
+
+  // A mouse drags the zoomed board around its frame, as a finger scrolls it. A drag that moved is not
+  // also a click on the place where it ended.
+  function dragToPan(frame, active) {
+    let start = null;
+    let moved = false;
+    frame.addEventListener("pointerdown", (event) => {
+      if (!active() || event.pointerType !== "mouse" || event.button !== 0) return;
+      start = { x: event.clientX, y: event.clientY, left: frame.scrollLeft, top: frame.scrollTop };
+      moved = false;
+    });
+    frame.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      const dy = event.clientY - start.y;
+      if (!moved && Math.abs(dx) + Math.abs(dy) < 6) return;
+      if (!moved) {
+        moved = true;
+        frame.setPointerCapture(event.pointerId);
+        frame.classList.add("panning");
+      }
+      frame.scrollLeft = start.left - dx;
+      frame.scrollTop = start.top - dy;
+    });
+    const stop = () => {
+      start = null;
+      frame.classList.remove("panning");
+    };
+    frame.addEventListener("pointerup", stop);
+    frame.addEventListener("pointercancel", stop);
+    frame.addEventListener("click", (event) => {
+      if (moved) {
+        moved = false;
+        event.stopPropagation();
+        event.preventDefault();
+      }
+    }, true);
   }
 
   document.querySelectorAll("button.board-zoom[aria-controls]").forEach(setUp);

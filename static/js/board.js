@@ -61,7 +61,8 @@
       frame(el, el.classList.contains("chosen") ? "mark-chosen" : "mark-offered", 3);
     });
     const focused = document.activeElement;
-    if (focused && focused.dataset && focused.dataset.target && board.contains(focused)) {
+    // Only a target on the picture gets a frame (an action button beside it is HTML, with its own ring).
+    if (focused && focused.dataset && focused.dataset.target && svg.contains(focused)) {
       frame(focused, "mark-focus-halo", -1);
       frame(focused, "mark-focus", -1);
     }
@@ -110,6 +111,9 @@
     } else {
       hint.textContent = "Click on the board to make your move (or Tab to a highlighted place and press Enter), or type it.";
     }
+    // The move so far, drawn on the board before it is sent (static/js/pending-move.js); last, so that
+    // the move field and the hint are right whatever the drawing does.
+    if (window.wallsitePending) window.wallsitePending.draw(board, clicks, candidates, complete);
   }
 
   function choose(id) {
@@ -170,4 +174,17 @@
   document.getElementById("move-clear").addEventListener("click", clear);
   input.addEventListener("input", () => { clicks = []; refresh(); input.focus(); });
   refresh();
+
+  // For static/js/live.js, which draws the board anew when the match changes: the clicks made so far,
+  // whether a new list of legal moves differs from this one, and making the clicks again on the new board.
+  const moveKey = (list) => JSON.stringify(list.map((m) => [m.path, m.text]));
+  window.wallsiteBoard = {
+    selection: () => clicks.slice(),
+    legalMovesChanged: (list) => moveKey(list) !== moveKey(moves),
+    restore(chosen) {
+      clicks = [];
+      chosen.forEach((id) => { if (matching().some((m) => m.path[clicks.length] === id)) clicks.push(id); });
+      refresh();
+    },
+  };
 })();

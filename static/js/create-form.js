@@ -6,7 +6,8 @@
   (function () {
     const select = document.getElementById("id_game");
     function sync() {
-      document.querySelectorAll(".game-options").forEach((set) => { set.hidden = set.dataset.game !== select.value; });
+      // The options, and the link to the rules, of the chosen game only.
+      document.querySelectorAll(".game-options, .game-rules-link").forEach((set) => { set.hidden = set.dataset.game !== select.value; });
     }
     select.addEventListener("change", sync);
     sync();

@@ -1,12 +1,14 @@
 """How the pages are laid out, measured in a real Chromium at a desktop's and at a phone's size.
 
-On a 1280px desktop the wide, dense boards (The Wall's hex map, The Great Wall, the Wildlings' table,
-Stairways on several boards) take the page's whole width above the side panels, while the square boards
-keep their column beside them. On a 375px phone every board has a zoom switch: zoomed, the board is
-drawn at least twice the screen's width inside a frame that scrolls both ways, the page itself still
-never scrolls sideways, moves are still chosen by keyboard and by click, and the choice outlives a
-reload. No word in any table of a match page, of My matches or of the lobby is broken in two, and on
-My matches each deadline is on the screen.
+On a 1280px desktop the wide, dense boards (the Wildlings' table, Stairways on several boards) take the
+page's whole width above the side panels, the two big ones (The Wall's hex map, The Great Wall) as tall
+as the screen with their actions beside them, while the square boards keep their column beside the
+side panels. On a 375px phone every board has a zoom switch: zoomed, the board is drawn at least twice
+the screen's width (or at its own size, when that is wider) inside a frame that scrolls both ways, the
+page itself still never scrolls sideways, moves are still chosen by keyboard and by click, and the
+choice outlives a reload; the big boards open zoomed until a choice is made
+(tests/e2e/test_big_boards.py measures those more closely). No word in any table of a match page, of My
+matches or of the lobby is broken in two, and on My matches each deadline is on the screen.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 740}
 # The page's content is at most 1200px wide, less its padding: a wide board gets about 1168px.
 WIDE_BOARD_MIN = 1000
+# The big boards are as tall as the screen, with a column beside them: narrower than the wide ones.
+BIG_BOARD_MIN = 800
+BIG_BOARDS = ("thewall", "greatwall")
 # Names as long as people's names often are, so that the tables are measured with real content.
 NAMES = ["annabelle", "benedikt", "caroline", "dominique", "evangeline", "fernando"]
 # Games registered by the test suite itself (tests/support/) are not the site's.
@@ -138,8 +143,8 @@ def seat_moves(match: Match) -> list[tuple[int, str]]:
 @pytest.mark.parametrize(
     ("game", "options", "wide"),
     [
-        ("thewall", {}, True),
-        ("greatwall", {}, True),
+        ("thewall", {}, "big"),
+        ("greatwall", {}, "big"),
         ("wildlings", {}, True),
         ("stairways", {"boards": "3"}, True),
         ("stairways", {}, False),
@@ -157,7 +162,14 @@ def test_a_wide_board_takes_the_whole_width_on_a_desktop_and_a_square_one_keeps_
     page.goto(base + match.get_absolute_url())
     board = page.locator("#board svg").bounding_box()
     players = page.locator("[data-testid=seats]").bounding_box()
-    if wide:
+    if wide == "big":
+        assert board["width"] >= BIG_BOARD_MIN, f"{game}: the board is {board['width']:.0f}px wide"
+        assert board["height"] <= DESKTOP["height"], f"{game}: the board is {board['height']:.0f}px tall"
+        # The move form beside it, and the side panels below it.
+        form = page.locator("#move-form").bounding_box()
+        assert form["x"] >= board["x"] + board["width"] and form["y"] < board["y"] + board["height"]
+        assert players["y"] >= board["y"] + board["height"]
+    elif wide:
         assert board["width"] >= WIDE_BOARD_MIN, f"{game}: the board is {board['width']:.0f}px wide"
         # The side panels come below the board, not squeezed beside it.
         assert players["y"] >= board["y"] + board["height"]
@@ -185,6 +197,9 @@ def test_the_wall_zooms_on_a_phone_and_is_still_played_by_keyboard_and_by_click_
     assert "user-scalable=no" not in viewport_meta and "maximum-scale" not in viewport_meta
 
     zoom = page.get_by_role("button", name="Zoom in")
+    # A big board opens zoomed where fitted it would be too small to read; the switch fits it.
+    assert zoom.get_attribute("aria-pressed") == "true"
+    zoom.click()
     assert zoom.get_attribute("aria-pressed") == "false"
     assert page.evaluate(BOARD_WIDTH) <= width
     # The switch is a button of its own: reached with Tab, pressed with Enter.
@@ -227,8 +242,8 @@ def test_the_wall_zooms_on_a_phone_and_is_still_played_by_keyboard_and_by_click_
         assert page.evaluate(PAGE_WIDTH) == width
         page.reload()
 
-    # A move by click on the zoomed board: Samwell Tarly defends. The button for it is in the strip at
-    # the foot of the board, out of the frame's view until the click scrolls it there.
+    # A move by click on the zoomed board: Samwell Tarly defends. The button for it is beside the board
+    # (below it on a phone), out of the frame.
     page.click('#board [data-target="h1010"]')
     assert not page.evaluate(TARGET_IN_FRAME, "opt-defend")
     page.click('#board [data-target="opt-defend"]')
@@ -260,7 +275,11 @@ def test_every_board_has_the_zoom_switch_and_the_page_never_scrolls_sideways_whe
     match = match_in_play(game, users)
     context, page = open_page(browser, base, PHONE, users[-1])  # a seat that need not be to move
     page.goto(base + match.get_absolute_url())
-    page.get_by_role("button", name="Zoom in").click()
+    zoom = page.get_by_role("button", name="Zoom in")
+    # The big boards open zoomed on a phone; the others wait for the switch.
+    assert zoom.get_attribute("aria-pressed") == ("true" if game in BIG_BOARDS else "false")
+    if game not in BIG_BOARDS:
+        zoom.click()
     frame = page.evaluate(FRAME)
     assert page.evaluate(BOARD_WIDTH) >= 2 * frame["clientWidth"] - 1  # twice the frame's width at least
     assert frame["scrollWidth"] > frame["clientWidth"] and frame["right"] <= PHONE["width"]
@@ -335,8 +354,9 @@ def test_my_matches_and_the_lobby_show_whole_words_and_every_deadline_on_a_phone
     page.goto(f"{base}/me/matches/")
     rows = page.locator("[data-testid=my-matches] tbody tr")
     assert rows.count() == 5
+    # Every match in play names its deadline: the two awaiting me and the one awaiting another player.
     deadlines = page.locator("[data-testid=deadline] time")
-    assert deadlines.count() == 2
+    assert deadlines.count() == 3
     for index in range(deadlines.count()):
         box = deadlines.nth(index).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box

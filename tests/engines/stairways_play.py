@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
@@ -11,10 +12,55 @@ from typing import Any
 import pytest
 
 from games.engines.base import Event, IllegalMove
+from games.engines.stairways import board, layouts
 from games.engines.stairways.rules import CARDS, Stairways
 
 ENGINE = Stairways()
 DECK = [card for card in CARDS for _ in range(2)]
+
+
+def start(layout: dict[str, Any], options: dict[str, str]) -> dict[str, Any]:
+    """The engine's own ``new_state`` on a custom ``layout`` (the ``layout_json`` path).
+
+    A scenario often has fewer pieces than a layout must (one hero and no rats, where the seed asks for
+    as many rat groups as heroes, two of them of 4): the game then starts from the same layout with a
+    set of pieces that passes, and the scenario's heroes and rat groups are put down in their place.
+    """
+    seats = len(layout["stairways"])
+    further = layout.get("boards", [])
+    if layouts.layout_validate(layout, seats):
+        stand_in = {**layout, **_stand_in_pieces(layout)}
+        if further:
+            stand_in["boards"] = [{**b, "heroes": [], "rats": []} for b in further]
+    else:
+        stand_in = layout
+    state = ENGINE.new_state(
+        seats=seats, options={"layout_json": json.dumps(stand_in), **options}, rng=random.Random(0)
+    )
+    if stand_in is not layout:
+        boards = [layout, *further]
+        heroes = [board.on_board(k, sq) for k, b in enumerate(boards) for sq in b.get("heroes", [])]
+        rats = [
+            {"square": board.on_board(k, r["square"]), "size": r["size"]}
+            for k, b in enumerate(boards)
+            for r in b.get("rats", [])
+        ]
+        state["heroes"] = [
+            {"square": sq, "fate": "floor", "jewels": 0, "swords": 0, "stairway": None} for sq in heroes
+        ]
+        state["rats"] = rats
+        state["floor_at_start"] = len(heroes)
+        state["options"]["layout_json"] = json.dumps(layouts.normalised(layout), sort_keys=True)
+    return state
+
+
+def _stand_in_pieces(layout: dict[str, Any]) -> dict[str, Any]:
+    """Two heroes and two groups of 4 rats on the first free squares of the first board."""
+    free = [sq for sq in board.SQUARES if sq not in layout["stairways"] and sq != layout.get("giant")]
+    return {
+        "heroes": free[:2],
+        "rats": [{"square": free[2], "size": 4}, {"square": free[3], "size": 4}],
+    }
 
 
 def deal(state: dict[str, Any], hands: tuple[tuple[str, ...], ...]) -> None:

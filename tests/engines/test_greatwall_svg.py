@@ -1,7 +1,8 @@
 """The Great Wall's board as assistive technology meets it: a board to play on is a group of labelled
-buttons (Horde cards, vital spots, Tank blocks, wall sections, locations, soldiers, cards and buttons),
-each named in words a player understands, what covers a vital spot included; a board to look at is one
-picture. Pure: no database, no browser (tests/e2e/test_accessibility.py plays it with the keyboard)."""
+buttons (Horde cards, vital spots, Tank blocks, wall sections, locations, soldiers), each named in words a
+player understands, what covers a vital spot included, and the cards and the decline are buttons beside
+it; a board to look at is one picture. Pure: no database, no browser (tests/e2e/test_accessibility.py
+plays it with the keyboard, tests/e2e/test_big_boards.py measures it)."""
 
 from __future__ import annotations
 
@@ -41,9 +42,8 @@ def test_a_board_to_play_on_is_a_named_group_of_buttons_each_with_a_name_of_its_
         "The Great Wall board: Year 1 of 6, summer: Blue recruits or attacks (1 orders left)."
     )
     found = targets(root)
-    assert {"done", "sec-0", "loc-barracks", "spot-0-1-1", "tank-0-1", "sup-spearman", "res-tank"} <= set(
-        found
-    )
+    assert {"sec-0", "loc-barracks", "spot-0-1-1", "tank-0-1", "sup-spearman", "res-tank"} <= set(found)
+    assert "done" not in found  # a button beside the board
     for target, element in found.items():
         # Unavailable until the page's script offers it; reachable by the keyboard once it does.
         assert element.get("role") == "button", target
@@ -55,14 +55,29 @@ def test_a_board_to_play_on_is_a_named_group_of_buttons_each_with_a_name_of_its_
     assert len(set(labels)) == len(labels), "two buttons share a name"
 
 
-def test_every_place_a_legal_move_clicks_is_a_labelled_button() -> None:
+def test_every_place_a_legal_move_clicks_is_a_labelled_button_on_the_board_or_beside_it() -> None:
     for state, seat in ((barracks(), 1), (started(2), 0)):
         found = targets(drawn(state, seat, interactive=True)[1])
+        beside = dict(ENGINE.board_actions(ENGINE.view(state, seat), seat))
         legal = ENGINE.legal_moves(state, seat)
         assert legal
         for move in legal:
             for target in ENGINE.click_path(move):
-                assert found[target].get("role") == "button", target
+                assert target in beside or found[target].get("role") == "button", target
+
+
+def test_the_buttons_beside_the_board_are_the_viewers_own_cards_and_the_decline() -> None:
+    state = started(2)
+    view = ENGINE.view(state, 0)
+    beside = ENGINE.board_actions(view, 0)
+    hand = view["private"]["hand"]
+    assert [t for t, _ in beside if t.startswith("cmd-")] == [f"cmd-{c}" for c in view["private"]["commands"]]
+    assert {t for t, _ in beside if t.startswith("adv-")} == {f"adv-{a}" for a in hand}
+    assert beside[-1] == ("done", "Done: pass")
+    labels = [label for _, label in beside]
+    assert len(set(labels)) == len(labels)
+    # A spectator has no hand: only the decline, which no legal move of theirs ever takes.
+    assert ENGINE.board_actions(ENGINE.view(state, None), None) == [("done", "Done: pass")]
 
 
 def test_a_vital_spot_says_what_covers_it() -> None:

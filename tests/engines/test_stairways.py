@@ -1,9 +1,10 @@
 """Walls and Stairways rules: one scenario per paragraph of the seed and per decision in seeds/stairways.md.
 
 Pure: no database. Positions are built by ``position``, which starts the engine's own ``new_state`` from a
-custom layout (the ``layout_json`` path) and then sets hands, wonders and turns, so every test position
-has the engine's state format. A few tests put treasure or pieces on the floor directly to reach a
-position quickly; they say so.
+custom layout (the ``layout_json`` path, through ``stairways_play.start``, which puts a scenario's heroes
+and rats down itself when they are fewer than a layout must have) and then sets hands, wonders and
+turns, so every test position has the engine's state format. A few tests put treasure or pieces on the
+floor directly to reach a position quickly; they say so.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 from games.engines.base import IllegalMove, OptionsInvalid
 from games.engines.stairways import board, layouts
 from games.engines.stairways.rules import CROWD_POOL, STALL_ROUNDS, Stairways
-from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, texts
+from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, start, texts
 
 ENGINE = Stairways()
 
@@ -54,9 +55,7 @@ def position(
         "rats": [{"square": sq, "size": n} for sq, n in rats],
     }
     seats = len(stairways)
-    state = ENGINE.new_state(
-        seats=seats, options={"layout_json": json.dumps(layout), **options}, rng=random.Random(0)
-    )
+    state = start(layout, options)
     deal(state, hands or ((),) * seats)
     state["wonders"] = {s: None if o == "-" else int(o) for s, o in zip("HCDS", wonders, strict=True)}
     state["turns"] = list(turns or (2,) * seats)
@@ -140,11 +139,18 @@ def test_the_four_wonders_start_unowned_and_orange_starts_its_first_turn() -> No
     assert view["first_turn"] is True and view["awaiting"] == "play"
 
 
-def test_the_floor_is_eight_by_eight_and_only_interior_edges_hold_walls() -> None:
+def test_the_floor_is_eight_by_eight_and_walls_start_between_squares_or_are_moved_onto_the_outline() -> None:
     assert len(board.SQUARES) == 64 and board.SQUARES[0] == "a1" and board.SQUARES[-1] == "h8"
-    assert len(board.EDGES) == 2 * 7 * 8
+    assert len(board.EDGES) == 2 * 7 * 8 and len(board.RIM) == 4 * 8
     assert board.canonical_wall("a1s") is None and board.canonical_wall("h4e") is None
     assert board.canonical_wall("c4s") == "c3n" and board.canonical_wall("d3w") == "c3e"
+    assert [board.canonical_wall(w, outline=True) for w in ("a1s", "h4e", "a3w", "c8n", "d3w")] == [
+        "a1s",
+        "h4e",
+        "a3w",
+        "c8n",
+        "c3e",
+    ]
 
 
 # --- layouts -------------------------------------------------------------------------------------------
@@ -236,7 +242,7 @@ GOOD_LAYOUT = {
     "stairways": ["a1", "h8"],
     "heroes": ["d4", "e5"],
     "giant": "b7",
-    "rats": [{"square": "g2", "size": 4}, {"square": "b3", "size": 1}],
+    "rats": [{"square": "g2", "size": 4}, {"square": "b3", "size": 4}],
 }
 
 
@@ -252,7 +258,7 @@ def test_layout_validate_accepts_a_good_custom_layout() -> None:
         ({"walls": ["c3n", "c4s"]}, "named twice"),
         ({"stairways": ["a1", "h8", "h1"]}, "has 3 stairways; the match has 2 seats"),
         ({"stairways": ["a1", "a1"]}, "Two stairways share a square"),
-        ({"heroes": []}, "list at least one square"),
+        ({"heroes": []}, "list at least two squares"),
         ({"heroes": ["a1"]}, "starts on the stairway a1"),
         ({"heroes": ["d4", "d4"]}, "share d4"),
         ({"giant": "d4"}, "share d4"),
@@ -266,6 +272,54 @@ def test_layout_validate_explains_what_is_wrong(change: dict[str, Any], complain
     assert any(complaint in e for e in errors), errors
 
 
+@pytest.mark.parametrize(
+    ("heroes", "rats", "reason"),
+    [
+        (2, [1], "for 2 heroes that is 2 groups of 4 rats, not 1 single rat."),
+        (2, [4, 1], "for 2 heroes that is 2 groups of 4 rats, not 1 group of 4 and 1 single rat."),
+        (3, [4, 4, 4], "for 3 heroes that is 2 groups of 4 rats and 1 single rat, not 3 groups of 4."),
+        (4, [4, 4, 1], "for 4 heroes that is 2 groups of 4 rats and 2 single rats, not 2 groups of 4 and"),
+        (1, [4], "One hero is too few: a board has as many rat groups as heroes, two of them of 4 rats"),
+        (2, [], "for 2 heroes that is 2 groups of 4 rats, not none."),
+    ],
+)
+def test_there_should_be_an_equal_number_of_rat_groups_of_which_2_have_four_rats_and_the_remainder_have_1_rat(
+    heroes: int, rats: list[int], reason: str
+) -> None:
+    free = ["c2", "c3", "c4", "c5", "c6", "e2", "e3", "e4", "e5"]
+    layout = {
+        "walls": [],
+        "stairways": ["a1", "h8"],
+        "heroes": free[:heroes],
+        "giant": None,
+        "rats": [{"square": sq, "size": n} for sq, n in zip(free[heroes:], rats, strict=False)],
+    }
+    with pytest.raises(OptionsInvalid) as refused:
+        ENGINE.resolve_options({"layout_json": json.dumps(layout)}, seats=2)
+    assert refused.value.option == "layout_json"
+    assert any(reason in r for r in refused.value.reasons), refused.value.reasons
+    # The same heroes with the seed's rat groups start a game.
+    fit = [4, 4] + [1] * (max(heroes, 2) - 2)
+    good = {
+        **layout,
+        "heroes": free[: max(heroes, 2)],
+        "rats": [{"square": sq, "size": n} for sq, n in zip(free[max(heroes, 2) :], fit, strict=False)],
+    }
+    assert layouts.layout_validate(good, 2) == []
+
+
+def test_rat_groups_are_counted_board_by_board_and_a_board_without_heroes_has_none() -> None:
+    layout = {**GOOD_LAYOUT, "boards": [{}, {"heroes": [], "rats": [{"square": "a1", "size": 1}]}]}
+    assert layouts.layout_validate(layout, 2) == [
+        "Board 3: rat groups go with the heroes: a board without heroes has no rats."
+    ]
+    layout["boards"][1] = {"heroes": ["d4"], "rats": [{"square": "a1", "size": 4}]}
+    assert layouts.layout_validate(layout, 2) == [
+        "Board 3: one hero is too few: a board has as many rat groups as heroes, two of them of 4 rats, so "
+        "it needs at least 2 heroes (or none)."
+    ]
+
+
 def test_a_custom_layout_comes_as_json_text_in_layout_json() -> None:
     resolved = ENGINE.resolve_options({"layout_json": json.dumps(GOOD_LAYOUT)}, seats=2)
     assert resolved["layout"] == "custom"
@@ -273,7 +327,7 @@ def test_a_custom_layout_comes_as_json_text_in_layout_json() -> None:
     assert state["layout"] == "duel"
     assert state["walls"] == ["c3e", "d5n"] and state["stairways"] == ["a1", "h8"]
     assert [h["square"] for h in state["heroes"]] == ["d4", "e5"]
-    assert state["giant"]["square"] == "b7" and [r["size"] for r in state["rats"]] == [4, 1]
+    assert state["giant"]["square"] == "b7" and [r["size"] for r in state["rats"]] == [4, 4]
     assert "layout_json" not in ENGINE.view(state, None)["options"]
 
 
@@ -346,12 +400,60 @@ def test_a_wall_may_not_move_onto_another_wall() -> None:
         play(state, "H5 c3e-c4e")
 
 
-def test_a_wall_may_not_slide_off_the_board_or_pivot_onto_the_rim() -> None:
+def test_walls_may_not_be_slid_off_the_edge_of_the_board() -> None:
     state = position(("f6",), walls=("c1e", "a4n"), hands=(("H5", "C5"), ()))
-    assert wall_targets(state, "H5", "c1e") == ["c1n", "c2e", "d1n"]
-    assert wall_targets(state, "C5", "a4n") == ["a4e", "a5e", "b4n"]
+    assert "off" not in wall_targets(state, "H5", "c1e") and "off" not in wall_targets(state, "C5", "a4n")
     with raises("cannot move to off"):
         play(state, "H5 c1e-off")
+    state = position(("f6",), hands=(("H5",), ()))
+    state["walls"] = ["a8w"]  # set directly: a layout starts its walls between squares
+    assert wall_targets(state, "H5", "a8w") == ["a7n", "a7w", "a8n"], "along the outline, not past its end"
+
+
+def test_a_wall_may_pivot_onto_the_board_s_outline_it_is_an_edge_of_a_chessboard_square() -> None:
+    state = position(("f6",), walls=("a2n", "c1e"), hands=(("C5", "H5"), ()))
+    assert wall_targets(state, "C5", "a2n") == ["a2e", "a2w", "a3e", "a3w", "b2n"]
+    assert wall_targets(state, "H5", "c1e") == ["c1n", "c1s", "c2e", "d1n", "d1s"]
+    state, events = play(state, "C5 a2n-a3w")
+    assert state["walls"] == ["a3w", "c1e"] and "the wall on a2n moves to a3w" in texts(events)
+    view = ENGINE.view(state, 0)
+    assert view["walls"] == ["a3w", "c1e"]
+    # A wall on the outline blocks nothing (no sight or step crosses it) and is drawn there.
+    svg = ENGINE.render_svg(view, 0, interactive=True)
+    assert '<line x1="28" y1="308" x2="28" y2="364" stroke="#5B4636"' in svg and 'data-wall="a3w"' in svg
+    assert 'data-target="wall-a3w"' in svg and 'data-target="edge-c1s"' in svg
+
+
+def test_a_wall_on_the_outline_is_moved_by_its_suit_slides_along_it_and_pivots_back_in() -> None:
+    state = position(("a3", "h1"), hands=(("H5", "H6", "C5"), ()))
+    state["walls"] = ["a3w", "c1s"]  # set directly: a layout starts its walls between squares
+    assert wall_targets(state, "H5", "a3w") == ["a2n", "a2w", "a3n", "a4w"]
+    assert wall_targets(state, "C5", "c1s") == ["b1e", "b1s", "c1e", "d1s"]
+    assert ENGINE.parse_move("H5 a3w-a2n") == {"play": "H5", "wall": "a3w", "to": "a2n"}
+    assert ENGINE.parse_move("c5: c1s > b1s") == {"play": "C5", "wall": "c1s", "to": "b1s"}
+    state, events = play(state, "H5 a3w-a2n")  # back in: it sweeps a3 and pushes hero 1 across it, to a2
+    assert state["walls"] == ["a2n", "c1s"] and hero(state, 1)["square"] == "a2"
+    assert "The wall sweeps a3: Hero 1 pushed to a2." in texts(events)
+    with raises("Hearts move north-south walls (…e, …w); clubs move east-west walls (…n, …s)."):
+        ENGINE.apply(state, 0, {"play": "H6", "wall": "c1s", "to": "b1s"})
+
+
+def test_decision_a_pivot_onto_the_outline_may_not_push_a_piece_off_the_board() -> None:
+    state = position(("a3", "h1"), walls=("a2n",), rats=(("a2", 4), ("g7", 4)), hands=(("C5",), ()))
+    assert wall_targets(state, "C5", "a2n") == ["a2e", "a3e", "b2n"], "a hero on a3, rats on a2"
+    with raises("The wall on a2n cannot pivot onto the outline at a3w: it would push what stands on a3 off"):
+        play(state, "C5 a2n-a3w")
+    state = position(("f6", "h1"), walls=("a2n",), hands=(("C5",), ()))
+    state["treasure"]["a3"] = [1, 0]  # set directly: treasure is not pushed, so it does not stop the wall
+    assert "a3w" in wall_targets(state, "C5", "a2n")
+
+
+def test_decision_new_walls_of_the_crowded_variant_go_between_two_squares_not_on_the_outline() -> None:
+    state = position(("f6",), stairways=("a8", "h8", "h1"), hands=((), (), ()), crowded="yes", current=1)
+    state, _ = end_turn(state)
+    assert state["pending"]["kind"] == "crowd" and "wall a3w" not in moves(state)
+    with raises("A new wall goes on a free edge between two squares; only moved walls reach the outline."):
+        play(state, "wall a3w")
 
 
 def test_a_wall_pivots_a_quarter_turn_about_either_end_both_ways() -> None:
@@ -805,6 +907,21 @@ def test_a_wonder_may_be_given_to_another_player() -> None:
     assert "Orange gives the heart wonder to Green" in texts(events)
 
 
+def test_you_can_simply_give_a_wonder_to_someone_decision_in_your_own_turn() -> None:
+    state = position(("f6",), walls=("c3e",), hands=(("H2",), ()), wonders="1---")
+    assert ENGINE.actors(state) == {0} and ENGINE.legal_moves(state, 1) == []
+    assert "H2 c3e-c4e" not in moves(state) and "bid H2" in moves(state)
+    with raises("A wonder is given in its owner's own turn, as every move is made by the seat whose turn"):
+        ENGINE.apply(state, 1, {"give": "H", "to": 0})
+    with raises("It is not your turn to act."):
+        ENGINE.apply(state, 1, {"give": "C", "to": 0})  # a wonder blue does not own
+    state, _ = end_turn(state)
+    state, events = play(state, "give H to orange")
+    assert "Blue gives the heart wonder to Orange" in texts(events)
+    state, _ = end_turn(state)
+    assert actor(state) == 0 and "H2 c3e-c4e" in moves(state)
+
+
 def test_wonders_are_claimed_only_on_your_own_turn() -> None:
     state = position(("f6",), hands=(("S3",), ("H4",)), wonders="----")
     assert ENGINE.legal_moves(state, 1) == []
@@ -1026,7 +1143,7 @@ def test_crowded_draws_grow_one_card_a_turn() -> None:
 
 def test_crowded_walls_may_slide_off_the_board_and_go_back_beside_it() -> None:
     state = position(("f6",), walls=("c1e",), hands=(("H5",), ()), crowded="yes")
-    assert wall_targets(state, "H5", "c1e") == ["c1n", "c2e", "d1n", "off"]
+    assert wall_targets(state, "H5", "c1e") == ["c1n", "c1s", "c2e", "d1n", "d1s", "off"]
     state, events = play(state, "H5 c1e-off")
     assert state["walls"] == [] and state["pool"] == CROWD_POOL + 1
     assert "the wall on c1e slides off the board" in texts(events)

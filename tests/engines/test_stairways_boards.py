@@ -21,7 +21,7 @@ import pytest
 from games.engines.base import IllegalMove
 from games.engines.stairways import board, layouts
 from games.engines.stairways.rules import Stairways
-from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, texts
+from tests.engines.stairways_play import DECK, actor, deal, end_turn, hero, moves, play, raises, start, texts
 
 ENGINE = Stairways()
 
@@ -54,9 +54,7 @@ def position(
         "boards": [dict(b) for b in boards],
     }
     seats = len(stairways)
-    state = ENGINE.new_state(
-        seats=seats, options={"layout_json": json.dumps(layout), **options}, rng=random.Random(0)
-    )
+    state = start(layout, options)
     deal(state, hands or ((),) * seats)
     state["wonders"] = {s: None if o == "-" else int(o) for s, o in zip("HCDST", wonders, strict=True)}
     state["turns"] = list(turns or (2,) * seats)
@@ -105,11 +103,16 @@ def test_a_custom_layout_lists_further_boards_and_decides_how_many_boards_there_
     layout = {
         "walls": ["c3e"],
         "stairways": ["a1", "h8"],
-        "heroes": ["d4"],
+        "heroes": ["d4", "e4"],
         "giant": None,
-        "rats": [],
+        "rats": [{"square": "b2", "size": 4}, {"square": "g7", "size": 4}],
         "boards": [
-            {"walls": ["c4s"], "heroes": ["e5"], "giant": "a1", "rats": [{"square": "h8", "size": 1}]}
+            {
+                "walls": ["c4s"],
+                "heroes": ["e5", "d5"],
+                "giant": "a1",
+                "rats": [{"square": "h8", "size": 4}, {"square": "b8", "size": 4}],
+            }
         ],
     }
     assert layouts.layout_validate(layout, 2) == []
@@ -119,11 +122,13 @@ def test_a_custom_layout_lists_further_boards_and_decides_how_many_boards_there_
     state = ENGINE.new_state(seats=2, options=options, rng=random.Random(0))
     assert state["walls"] == ["c3e", "2c3n"] and state["giant"] is None
     assert state["giants"] == [{"square": "2a1", "alive": True, "jewels": 0, "swords": 0}]
-    assert [h["square"] for h in state["heroes"]] == ["d4", "2e5"] and state["rats"][0]["square"] == "2h8"
+    assert [h["square"] for h in state["heroes"]] == ["d4", "e4", "2e5", "2d5"]
+    assert [r["square"] for r in state["rats"]] == ["b2", "g7", "2h8", "2b8"]
 
 
 def test_a_one_board_layout_keeps_its_old_shape() -> None:
-    layout = {"walls": ["c3e"], "stairways": ["a1", "h8"], "heroes": ["d4"], "giant": None, "rats": []}
+    rats = [{"square": "b2", "size": 4}, {"square": "g7", "size": 4}]
+    layout = {"walls": ["c3e"], "stairways": ["a1", "h8"], "heroes": ["d4", "e4"], "rats": rats}
     assert "boards" not in layouts.normalised(layout)
     options = ENGINE.resolve_options({"layout_json": json.dumps(layout)}, seats=2)
     assert options["boards"] == "1"
@@ -149,7 +154,8 @@ def test_layout_validate_explains_what_is_wrong_on_a_further_board(extra: Any, c
 
 
 def test_a_further_board_may_be_empty_and_a_custom_layout_with_errors_is_refused() -> None:
-    layout = {"walls": [], "stairways": ["a1", "h8"], "heroes": ["d4"], "boards": [{}]}
+    rats = [{"square": "b2", "size": 4}, {"square": "g7", "size": 4}]
+    layout = {"walls": [], "stairways": ["a1", "h8"], "heroes": ["d4", "e4"], "rats": rats, "boards": [{}]}
     assert layouts.layout_validate(layout, 2) == []
     layout["boards"] = [{"stairways": ["b2"]}]
     with pytest.raises(ValueError, match="Board 2: stairways all stand on the first board"):

@@ -668,15 +668,16 @@ def test_click_paths_go_unit_then_hex_then_action() -> None:
     assert ENGINE.click_path({"end": True}) == ["end"]
 
 
-def test_every_legal_move_can_be_clicked_on_the_board() -> None:
+def test_every_legal_move_can_be_clicked_on_the_board_or_its_buttons_beside_it() -> None:
     state = ENGINE.new_state(seats=2, options={}, rng=random.Random(0))
     svg = ENGINE.render_svg(ENGINE.view(state, 0), 0, interactive=True)
     ET.fromstring(svg)
+    beside = dict(ENGINE.board_actions(ENGINE.view(state, 0), 0))
     listed = ENGINE.legal_moves(state, 0)
     assert len(listed) > 20
     for move in listed:
         for target in ENGINE.click_path(move):
-            assert f'data-target="{target}"' in svg
+            assert f'data-target="{target}"' in svg or target in beside, target
 
 
 def test_the_board_marks_disabled_and_tagged_units_and_shows_the_last_dice() -> None:

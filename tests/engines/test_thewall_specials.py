@@ -543,6 +543,27 @@ def test_a_group_slain_by_a_true_other_becomes_a_corpse_for_the_others() -> None
     assert "0604x0605" not in moves(state), "the Watch does not attack them"
 
 
+def test_a_group_the_watch_led_rises_with_whatever_stats_they_had_at_their_time_of_death() -> None:
+    led = {"leader": "jon", "led": True, "life": 1, "name": "Wandering Wildlings 1"}
+    wanderer = ("untrained", "0605", led)
+    state = position(
+        wanderer,
+        ("white_walker", "0604"),
+        ("great_other", "0101"),
+        ("waymar", "2101"),
+        ("ranger", "1611"),
+        leader="great",
+    )
+    state, _ = play(state, "0604x0605", 6, 1)
+    state = until(until(state, "jon"), "great")
+    state, _ = act(state, "0604 raise 0605")
+    wight = unit_on(state, "0605")
+    assert wight["name"] == "Wight (once Wandering Wildlings 1)" and not wight.get("led")
+    assert (wight["att"], wight["def"], wight["mov"], wight["life"]) == (2, 2, 1, 3), (
+        "the +1 attack and +1 defence of the Watch's lead were its stats at death"
+    )
+
+
 def test_a_chance_step_cannot_run_twice() -> None:
     state = position(
         ("ranger", "1611"), ("wight_watch", "1612"), ("white_walker", "0303"), ("archer", "0611")

@@ -1,6 +1,7 @@
 """The Wall's board as assistive technology meets it: a board to play on is a group of labelled buttons
-(every hex and every action), each named in words a player understands; a board to look at is one
-picture. Pure: no database, no browser (tests/e2e/test_accessibility.py plays it with the keyboard)."""
+(every hex), each named in words a player understands, and its actions are buttons beside it with names
+of their own; a board to look at is one picture. Pure: no database, no browser
+(tests/e2e/test_accessibility.py plays it with the keyboard, tests/e2e/test_big_boards.py measures it)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def test_a_board_to_play_on_is_a_named_group_of_buttons_each_with_a_name_of_its_
     assert root.get("role") == "group"
     assert root.get("aria-label") == "The Wall: Round 1 of 20: Jon Snow's turn, 0 of 4 unit turns used."
     found = targets(root)
-    assert {f"h{name}" for name in board.HEXES} | {"end", "opt-defend", "opt-catapult"} <= set(found)
+    assert {f"h{name}" for name in board.HEXES} <= set(found)
+    # The actions are buttons beside the map, not drawn on it.
+    assert not {"end", "opt-defend", "opt-catapult"} & set(found)
     for target, element in found.items():
         # Unavailable until the page's script offers it; reachable by the keyboard once it does.
         assert element.get("role") == "button", target
@@ -45,13 +48,14 @@ def test_a_board_to_play_on_is_a_named_group_of_buttons_each_with_a_name_of_its_
     assert len(set(labels)) == len(labels), "two buttons share a name"
 
 
-def test_every_place_a_legal_move_clicks_is_a_labelled_button() -> None:
+def test_every_place_a_legal_move_clicks_is_a_labelled_button_on_the_map_or_beside_it() -> None:
     state = ENGINE.new_state(seats=2, options={}, rng=random.Random(0))
     _, root = drawn(state, 0, interactive=True)
     found = targets(root)
+    beside = dict(ENGINE.board_actions(ENGINE.view(state, 0), 0))
     for move in ENGINE.legal_moves(state, 0):
         for target in ENGINE.click_path(move):
-            assert found[target].get("role") == "button"
+            assert target in beside or found[target].get("role") == "button", target
 
 
 def test_a_hex_is_named_by_its_number_its_terrain_and_who_stands_on_it() -> None:
@@ -84,13 +88,16 @@ def test_a_hex_label_tells_the_marks_that_are_only_drawn() -> None:
     assert "; " not in found["h0101"].get("aria-label")
 
 
-def test_the_action_buttons_say_what_they_do() -> None:
+def test_the_action_buttons_beside_the_map_say_what_they_do_each_in_words_of_its_own() -> None:
     state = ENGINE.new_state(seats=2, options={}, rng=random.Random(0))
-    _, root = drawn(state, 0, interactive=True)
-    found = targets(root)
-    assert found["end"].get("aria-label") == "End turn"
-    assert found["opt-defend"].get("aria-label") == "Defend"
-    assert found["opt-train-ranger"].get("aria-label") == "Train: ranger"
+    beside = ENGINE.board_actions(ENGINE.view(state, 0), 0)
+    labels = dict(beside)
+    assert labels["end"] == "End turn"
+    assert labels["opt-defend"] == "Defend"
+    assert labels["opt-train-ranger"] == "Train: ranger"
+    assert len(set(labels.values())) == len(beside)
+    # Every action a move may take has its button.
+    assert set(labels) >= {f"opt-{word}" for word in ("range", "shoot", "catapult", "scout", "horn")}
 
 
 def test_a_board_to_look_at_is_one_picture_without_buttons() -> None:

@@ -125,10 +125,11 @@ def board_read(markup: str) -> Picture:
 
 
 def _pieces_read(group: Any, picture: Picture) -> None:
-    """Each piece is a shape, its label (a text centred on it) and, for a hero carrying treasure, a note."""
+    """Each piece is a shape, its label (a text centred on it) and, for a hero carrying treasure, a note;
+    a square's pieces may stand in a group of their own (``data-on``)."""
     kind: str | None = None
     last_hero: int | None = None
-    for element in group:
+    for element in (e for e in group.iter() if _local(e.tag) != "g"):
         tag, classes = _local(element.tag), (element.get("class") or "").split()
         if tag != "text":
             kind = next((k for k in ("hero", "giant", "rats") if k in classes), None)

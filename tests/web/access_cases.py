@@ -152,6 +152,18 @@ MY_MATCHES = "/me/matches/"
 NEW_MATCH = r"re:/matches/\d+/"  # a match created by the request
 NEW_API_MATCH = r"re:/api/matches/\d+/"
 
+LEAGUE_FORM = {
+    "name": "Matrix league",
+    "players_per_match": "2",
+    "move_time": "3",
+    "move_time_unit": "days",
+    "timeout_policy": "skip",
+    "division_size": "8",
+    "meetings": "1",
+    "points_by_place": "1, 0",
+    "promotion_places": "2",
+}
+
 CASES: dict[str, Case] = {
     # --- health and the API ------------------------------------------------------------------------
     "healthz": reads(path="/healthz", expect=everyone(OK), public=True),
@@ -371,9 +383,38 @@ CASES: dict[str, Case] = {
     "league-signup": post_only(SEASON + "signup/", members(done(SEASON), player=refused(SEASON))),
     "league-withdraw": post_only(SEASON + "withdraw/", members(refused(SEASON), player=done(SEASON))),
     "league-season-start": post_only(SEASON + "start/", members(refused(SEASON), staff=done(SEASON))),
+    # Any player may organise a league; its settings are the organiser's (root's, here), and closing it
+    # is the organiser's or a moderator's.
+    "league-create": Case(
+        path="/leagues/new/",
+        get=members(OK),
+        post=members(done("/leagues/matrix-league/")),
+        delete=everyone(NOT_ALLOWED),
+        data={**LEAGUE_FORM, "slug": "matrix-league", "game": "wallgo"},
+    ),
+    "league-settings": Case(
+        path="/leagues/{league}/settings/",
+        get=members(FORBIDDEN, staff=OK),
+        post=members(FORBIDDEN, staff=done("/leagues/{league}/")),
+        delete=everyone(NOT_ALLOWED),
+        data=LEAGUE_FORM,
+    ),
+    "league-close": post_only(
+        "/leagues/{quiet_league}/close/",
+        members(
+            FORBIDDEN, moderator=done("/leagues/{quiet_league}/"), staff=done("/leagues/{quiet_league}/")
+        ),
+        data={"note": "Nobody plays here."},
+    ),
     # --- games --------------------------------------------------------------------------------------
     "lobby": reads(path="/", expect=everyone(OK), public=True),
+    "favicon": reads(path="/favicon.ico", expect=everyone(Expect(302, to="/static/favicon.svg"))),
+    "game-list": reads(path="/games/", expect=everyone(OK), public=True),
+    "game-rules": reads(path="/games/wallgo/rules/", expect=everyone(OK), public=True),
     "my-matches": reads(path=MY_MATCHES, expect=members(OK)),
+    # The poll behind My matches and the header's badge: JSON parts for a member, a 403 with the reason
+    # to a visitor (a script asks, not a person, so no log-in page).
+    "my-matches-live": reads(path="/me/matches/live/", expect=members(OK, anonymous=FORBIDDEN)),
     "match-create": Case(
         path="/matches/new/",
         get=members(OK),
@@ -386,6 +427,8 @@ CASES: dict[str, Case] = {
         path=LIVE, expect=by_role(OK, player=Expect(200, changes=True)), subject="live", public=True
     ),
     "match-board": reads(path="/matches/{live}/board.svg", expect=everyone(OK), subject="live", public=True),
+    # The open page's poll: what the page shows, for whoever reads it; a poll records nothing.
+    "match-live": reads(path="/matches/{live}/live/", expect=everyone(OK), subject="live", public=True),
     "match-log": reads(path="/matches/{live}/log/", expect=everyone(OK), subject="live", public=True),
     "match-replay": reads(path="/matches/{live}/replay/", expect=everyone(OK), subject="live", public=True),
     "match-join": post_only(
@@ -403,6 +446,8 @@ CASES: dict[str, Case] = {
     "match-resign": post_only(
         "/matches/{live}/resign/", members(refused(LIVE), player=done(LIVE)), subject="live"
     ),
+    # A rematch is offered once a match is over: of one in play, it is refused to everyone.
+    "match-rematch": post_only("/matches/{live}/rematch/", members(refused(LIVE)), subject="live"),
     # The open page's heartbeat: only a seat has a presence to record.
     "match-seen": post_only(
         "/matches/{live}/seen/", members(FORBIDDEN, player=Expect(204, changes=True)), subject="live"

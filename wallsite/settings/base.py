@@ -283,6 +283,9 @@ MAX_OPEN_MATCHES_PER_USER = env_int("MAX_OPEN_MATCHES_PER_USER", 30)
 # Computer seats across the account's unfinished matches: each costs the bots' worker seconds per move.
 MAX_BOT_SEATS_PER_USER = env_int("MAX_BOT_SEATS_PER_USER", 20)
 MAX_MATCHES_CREATED_PER_HOUR = env_int("MAX_MATCHES_CREATED_PER_HOUR", 20)
+# Leagues one player may organise at once (leagues/services.py): each season's start creates every
+# fixture in one go.
+MAX_OPEN_LEAGUES_PER_USER = env_int("MAX_OPEN_LEAGUES_PER_USER", 5)
 
 # --- Moves by e-mail (games/mailin.py, `manage.py mail_gateway`) --------------------------------------
 # Turn e-mails carry Reply-To: move+<signed token>@MAIL_GATEWAY_DOMAIN; that domain's mail (its MX) must

@@ -19,7 +19,7 @@ import random
 import re
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
+from games.engines.base import Engine, Event, IllegalMove, Move, Option, Preview, State, View, waiting_for
 from games.engines.greatwall import svg as svg_module
 from games.engines.greatwall.cards import (
     ADVISOR_COPIES,
@@ -88,6 +88,34 @@ from games.engines.greatwall.cards import (
 from games.engines.palette import SEAT_NAMES
 
 NEUTRAL_NAME = "The Imperial general"  # the game-controlled general of 1-2 player games
+# The prompt above the board: chance steps, the decisions as the deciding general is asked them, and
+# as the others wait for them.
+_CHANCE_PROMPT = {
+    "spring": "The Horde cards of spring are being drawn",
+    "counsel": "Advisor cards are being drawn",
+    "rocket": "A Rocket card is being drawn",
+}
+_ASK = {
+    "overseer": "Choose a location whose Overseer you upgrade.",
+    "place": "Place a War Machine model not yet on the wall on a section with room for it.",
+    "builders": "Builders' Encampment: build a wall level or a War Machine you can pay for, or nothing.",
+    "fortify": "Choose a section below the top level for the Fortifier's free wall level.",
+    "bomber": "Drop your Bomber on a free vital spot of the first-row card, or keep it on the wall.",
+    "save": "Choose how many of your Killed soldiers to save, at one chi each.",
+}
+_WAITING = {
+    "overseer": "to upgrade an Overseer",
+    "place": "to place a War Machine",
+    "clerk": "to send a clerk",
+    "barracks": "to give Barracks orders",
+    "builders": "to build",
+    "fortify": "to choose a section to fortify",
+    "tower": "to man a Tower",
+    "shoot": "to shoot a War Machine",
+    "fire": "to fire at the Horde",
+    "bomber": "to drop a Bomber",
+    "save": "to save Killed soldiers",
+}
 MOVE_HINT = (
     "Moves: overseer wood, place cannon B, command tribute, clerk barracks, advisor sage, recruit archer, "
     "attack spearman B1-5, attack archer B2-4, build level A, build rocket C, tower 2, shoot cannon B1, "
@@ -1784,6 +1812,39 @@ class GreatWall(Engine):
     def click_path(self, move: Move) -> list[str]:
         return _clicks(move)
 
+    def move_preview(self, view: View, seat: int, move: Move) -> list[Preview]:
+        path = _clicks(move)
+        last = path[-1]
+        if "attack" in move:
+            soldier = SOLDIER_NAMES.get(move["attack"], move["attack"])
+            if SOLDIERS[move["attack"]]["kind"] == "fire":
+                # The archer takes a Firing spot and wounds the vital spot it aims at, if any.
+                shapes: list[Preview] = [{"draw": "label", "at": path[1], "text": soldier}]
+                if len(path) > 2:
+                    shapes += [{"draw": "arrow", "from": path[1], "to": last}, {"draw": "ring", "at": last}]
+                return shapes
+            return [{"draw": "label", "at": last, "text": soldier}]
+        if "shoot" in move:
+            return [{"draw": "arrow", "from": path[0], "to": last}, {"draw": "ring", "at": last}]
+        if "wound" in move:
+            return [{"draw": "ring", "at": last}, {"draw": "label", "at": last, "text": "Wound"}]
+        if "build" in move:
+            what = MACHINE_NAMES.get(move["build"], "Wall level")
+            return [{"draw": "label", "at": last, "text": f"Build: {what}"}]
+        # Command cards, Advisors, saving and declining are buttons beside the picture, not places on it.
+        words = {
+            "overseer": "Overseer +1",
+            "place": MACHINE_NAMES.get(str(move.get("place")), ""),
+            "clerk": "Clerk",
+            "recruit": "Recruit",
+            "tower": SOLDIER_NAMES["spearman"],
+            "drop": SOLDIER_NAMES["bomber"],
+        }
+        for key, text in words.items():
+            if key in move and text:
+                return [{"draw": "label", "at": last, "text": text}]
+        return []
+
     # --- what may be known --------------------------------------------------------------------------
     def public_view(self, state: State) -> View:
         p = state["pending"]
@@ -1899,6 +1960,47 @@ class GreatWall(Engine):
             "end_text": None if state["end_reason"] is None else END_TEXT[state["end_reason"]],
             "last": None if state["last"] is None else dict(state["last"]),
         }
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        if view["season"] == "over":
+            return "The game is over."
+        chance = view["chance"]
+        if chance is not None:
+            what = _CHANCE_PROMPT.get(chance, "The game is drawing cards")
+            if chance.startswith("neutral_"):
+                what = f"{NEUTRAL_NAME} is taking its turn"
+            return f"{what}; play goes on in a moment."
+        pending, awaited = view["pending"], view["to_act"]
+        if pending is None or not awaited:
+            return "The year goes on in a moment."
+        kind = pending["kind"]
+        if kind == "command":
+            if seat in awaited:
+                return "Choose your Command card, sealed: the others see only that you have chosen one."
+            waiting = waiting_for(awaited, "to choose their Command cards")
+            if seat is not None and view["committed"][seat]:
+                return f"Your Command card is chosen; {waiting[0].lower()}{waiting[1:]}"
+            return waiting
+        if seat not in awaited:
+            return waiting_for(awaited, _WAITING.get(kind, "to decide"))
+        optional = "" if pending.get("must", True) else ", or decline"
+        if kind == "clerk":
+            advisor = "" if pending["advised"] else ", or first play an Advisor"
+            return f"Send a clerk to a location with room{advisor}."
+        if kind == "barracks":
+            orders = pending["orders"]
+            return (
+                "Barracks: recruit a soldier, attack with one from your reserve, or stop "
+                f"({orders} order{'s' if orders != 1 else ''} left)."
+            )
+        if kind == "tower":
+            return f"Put a Spearman from your reserve in a Tower beside the section{optional}."
+        if kind == "shoot":
+            return f"Choose a War Machine to shoot and the row it aims at{optional}."
+        if kind == "fire":
+            soldier, section = SOLDIER_NAMES.get(pending["type"], "soldier"), SECTIONS[pending["sec"]]
+            return f"Your {soldier} fires: choose a free vital spot on a Horde card before section {section}."
+        return _ASK.get(kind, "Make your choice.")
 
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         if not 0 <= seat < state["seats"]:

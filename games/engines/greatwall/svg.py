@@ -1,18 +1,26 @@
 """Server-side SVG of a Great Wall position, drawn from ``GreatWall.view`` only (never from the state).
 
-From the top: the Horde cards before the three wall sections (row 3, the farthest, at the top; row 1 next
-to the wall), each with its 3 x 3 vital-spot grid, wounds, soldiers and Snake Clan tokens; the wall with
-its levels, Firing spots, War Machines and the four Towers; the Rest Zones; the six locations with their
-clerks; the War Machines beside the board; then the viewer's own supply, reserve, Command cards, Advisor
-hand and buttons. Every general's pieces have its seat's shape as well as its colour (the Imperial
-general's a hexagon). Every interpolated value is escaped; equal views give identical markup.
+From the top: the status; the Horde cards before the three wall sections (row 3, the farthest, at the
+top; row 1 next to the wall), each with its 3 x 3 vital-spot grid, wounds, soldiers and Snake Clan
+tokens; the wall with its levels, Firing spots, War Machines and the four Towers, each section's Rest
+Zone under it; the six locations with their clerks; the War Machines and the wall level beside the
+board; then the viewer's own soldiers. Every general's pieces have its seat's shape as well as its
+colour (the Imperial general's a hexagon). Every interpolated value is escaped; equal views give
+identical markup.
+
+It is drawn to fit a desktop screen's height (``data-fit="height"``) with every text at least 12 units
+high, so at least 12 px there. The players' Honor, Shame and resources, the viewer's Command cards and
+Advisors, and the buttons to decline or to save Killed soldiers are on the page beside the board
+(templates/greatwall/_beside.html and ``actions`` below), where they read as text and only what may be
+played now is offered.
 
 Click targets (``interactive``): ``horde-<s>-<r>`` (a card, shot at), ``spot-<s>-<r>-<k>`` (a vital spot),
 ``tank-<s>-<k>`` (a Tank's 2 x 2 block on a first-row card), ``sec-<s>`` (a wall section), ``fire-<s>``
 (its Firing spots), ``mach-<s>-<type>`` (a War Machine on the wall), ``tower-<t>``, ``loc-<location>``,
-``wm-<type>`` and ``build-level`` (what the Builders build), ``sup-<soldier>`` (recruit), ``res-<soldier>``
-(attack), ``cmd-<card>``, ``adv-<card>``, ``save-<n>`` and ``done``: on a board to play on, each is a
-button named in words (what covers a vital spot included), and the board a group of them.
+``wm-<type>`` and ``build-level`` (what the Builders build), ``sup-<soldier>`` (recruit) and
+``res-<soldier>`` (attack): on a board to play on, each is a button named in words (what covers a vital
+spot included), and the board a group of them. ``cmd-<card>``, ``adv-<card>``, ``save-<n>`` and ``done``
+are the buttons beside the board.
 """
 
 from __future__ import annotations
@@ -23,10 +31,8 @@ from typing import Any
 from games.engines.greatwall.cards import (
     ADVISOR_ORDER,
     ADVISORS,
-    CLAN_NAMES,
     CLAN_SPECIAL,
     COMMAND_NAMES,
-    COMMAND_ORDER,
     COMMAND_TEXT,
     COMMANDS,
     FIRING_SPOTS,
@@ -52,10 +58,14 @@ from games.engines.svgkit import attr as _a
 from games.engines.svgkit import mix as _mix
 from games.engines.svgkit import number as _n
 
-WIDTH = 1064
-COL = 340  # width of a section's column
-LEFT = 40
-CARD_W, CARD_H = 300, 104
+WIDTH = 880
+TOWER_W = 24
+CARD_W, CARD_H = 252, 100  # a section's column, and a Horde card in it
+COL = CARD_W + TOWER_W + 8  # from one section's column to the next, a Tower between them
+LEFT = TOWER_W + 6  # section A's column, right of the first Tower
+EDGE = 2  # the margin of the rows that take the whole width
+ROW_GAP = 6
+WALL_H = 100
 GRID = 28  # distance between vital spots
 INK = "#1B1B1B"
 PAPER = "#F4EEDF"
@@ -65,6 +75,11 @@ NEUTRAL = "#7F7F7F"
 WOUND = "#B3261E"
 SNAKE = "#2E7D32"
 RES_LETTER = {"wood": "W", "stone": "S", "gold": "G", "chi": "C", "honor": "H"}
+ABILITY = {
+    "ram": ("moves up, then", "rams the wall"),
+    "trebuchet": ("row 3 only;", "hurls stones"),
+    "ladders": ("in row 1:", "Defence 0"),
+}
 NEUTRAL_SHAPE = "hexagon"  # the Imperial general's: none of the four seats of this game has it
 
 STYLE = (
@@ -121,7 +136,7 @@ def _piece(view: dict[str, Any], general: int, x: float, y: float, rad: float, l
         body = f'<polygon points="{points}" {common}/>'
     if not letter:
         return body
-    size = 11 if rad >= 10 else 9
+    size = 13 if rad >= 10 else 12
     return body + _text(x, y + dy + size * 0.36, letter, size=size, anchor="middle", weight="700")
 
 
@@ -213,7 +228,16 @@ def _card(
             f'<rect x="{_n(x)}" y="{_n(y)}" width="{CARD_W}" height="{CARD_H}" rx="6" fill="none" '
             f'stroke="{STONE}" stroke-dasharray="5 4"/>'
         )
-        out.append(_text(x + CARD_W / 2, y + CARD_H / 2 + 4, f"row {r}: empty", anchor="middle", fill=STONE))
+        out.append(
+            _text(
+                x + CARD_W / 2,
+                y + CARD_H / 2 + 5,
+                f"row {r}: empty",
+                size=13,
+                anchor="middle",
+                fill="#6E6557",
+            )
+        )
         return "".join(out)
     label = (
         f"{card['name']} before section {view['sections'][s]['name']}, row {r}: Offensive Power "
@@ -221,19 +245,13 @@ def _card(
     )
     fill = "#F6D9C9" if card["type"] in ("ram", "trebuchet", "ladders", "elite") else "#FBF3E4"
     out.append(_box(f"horde-{s}-{r}", x, y, CARD_W, CARD_H, label, interactive, fill=fill, rx=6))
-    out.append(_text(x + 10, y + 20, card["name"], size=14, weight="700"))
-    out.append(_text(x + 10, y + 40, f"Power {card['power']}", size=12))
-    out.append(_text(x + 10, y + 56, f"Honor {card['honor']}", size=12))
-    out.append(_text(x + 10, y + 72, f"row {r}", size=11, fill="#555555"))
-    ability = {
-        "ram": "moves up; rams the wall",
-        "trebuchet": "row 3 only; hurls stones",
-        "ladders": "row 1: Defence 0",
-        "elite": "",
-    }.get(card["type"], "")
-    if ability:
-        out.append(_text(x + 10, y + 92, ability, size=10, fill="#6B2B12"))
-    cx, cy = x + CARD_W - 62, y + CARD_H / 2
+    out.append(_text(x + 8, y + 20, card["name"], size=15, weight="700"))
+    out.append(_text(x + 8, y + 40, f"Power {card['power']}", size=13))
+    out.append(_text(x + 8, y + 57, f"Honor {card['honor']}", size=13))
+    # What the new types do, in two short lines: the text column is narrow beside the vital spots.
+    for line, words in enumerate(ABILITY.get(card["type"], ())):
+        out.append(_text(x + 8, y + 75 + line * 16, words, size=12, fill="#6B2B12"))
+    cx, cy = x + CARD_W - 50, y + CARD_H / 2
     cover = card["cover"]
     rewards = card["rewards"]
     for k in range(1, 10):
@@ -253,7 +271,7 @@ def _card(
         )
         if str(k) in rewards and cover[k - 1] is None:
             out.append(
-                _text(sx, sy + 4, RES_LETTER[rewards[str(k)]], size=10, anchor="middle", fill="#8A6D1F")
+                _text(sx, sy + 4.5, RES_LETTER[rewards[str(k)]], size=12, anchor="middle", fill="#7A5F12")
             )
         if cover[k - 1] is not None:
             out.append(_mark(view, cover[k - 1], sx, sy))
@@ -284,8 +302,20 @@ def _card(
     return "".join(out)
 
 
-def _soldiers_text(view: dict[str, Any], soldiers: list[list[Any]]) -> str:
-    return " ".join(f"{_who(view, o)[0]}:{SOLDIER_LETTER.get(t, '?')}" for o, t in soldiers)
+def _rest(view: dict[str, Any], soldiers: list[list[Any]], x: float, y: float) -> str:
+    """A section's Rest Zone: its soldiers as pieces, in a row under the wall."""
+    out = [_text(x, y + 4, "Rest:" if soldiers else "Rest: empty", size=12, fill="#4A4136")]
+    for i, (owner, kind) in enumerate(soldiers[:11]):
+        out.append(_piece(view, owner, x + 48 + i * 19, y, 8, SOLDIER_LETTER.get(kind, "?")))
+    if len(soldiers) > 11:
+        out.append(_text(x + 48 + 11 * 19, y + 4, f"+{len(soldiers) - 11}", size=12))
+    return "".join(out)
+
+
+def _machine_words(kind: str) -> str:
+    """A War Machine on the wall, short: its name's first word and what a shot costs."""
+    cost = _cost(MACHINES[kind]["shot"])
+    return MACHINE_NAMES[kind].split()[0] + ("" if cost == "free" else f" {cost}")
 
 
 def _wall(view: dict[str, Any], y: float, interactive: bool) -> str:
@@ -297,66 +327,51 @@ def _wall(view: dict[str, Any], y: float, interactive: bool) -> str:
             f"Wall section {sec['name']}: level {sec['level']} of {MAX_LEVEL}, Defence {sec['defence']} "
             f"against Offensive Power {sec['power']}"
         )
-        out.append(_box(f"sec-{s}", x, y, CARD_W, 92, label, interactive, fill="#CFC6B4", rx=3))
+        out.append(_box(f"sec-{s}", x, y, CARD_W, WALL_H, label, interactive, fill="#CFC6B4", rx=3))
         # The levels as courses of stone, the lowest at the bottom.
         for level in range(MAX_LEVEL):
             built = level < sec["level"]
             out.append(
-                f'<rect x="{_n(x + 8)}" y="{_n(y + 72 - level * 16)}" width="70" height="14" '
+                f'<rect x="{_n(x + 6)}" y="{_n(y + 76 - level * 18)}" width="44" height="16" '
                 f'fill="{STONE if built else "none"}" stroke="{INK}" stroke-width="0.8" '
                 f'stroke-dasharray="{"none" if built else "3 3"}" pointer-events="none"/>'
             )
         out.append(
-            _text(x + 86, y + 18, f"Section {sec['name']}  level {sec['level']}", size=13, weight="700")
+            _text(x + 58, y + 19, f"Section {sec['name']}, level {sec['level']}", size=14, weight="700")
         )
-        out.append(_text(x + 86, y + 36, f"Defence {sec['defence']} / Power {sec['power']}", size=12))
+        out.append(_text(x + 58, y + 37, f"Defence {sec['defence']} / Power {sec['power']}", size=13))
         # Firing spots.
         fire_label = f"Firing spots of section {sec['name']} ({len(sec['firing'])} of {FIRING_SPOTS} taken)"
-        out.append(_box(f"fire-{s}", x + 86, y + 46, 86, 38, fire_label, interactive, fill="#EDE6D6"))
+        out.append(_box(f"fire-{s}", x + 58, y + 46, 84, 46, fire_label, interactive, fill="#EDE6D6"))
         for i in range(FIRING_SPOTS):
-            fx, fy = x + 106 + i * 44, y + 65
+            fx, fy = x + 79 + i * 42, y + 69
             if i < len(sec["firing"]):
                 owner, kind = sec["firing"][i]
-                out.append(_piece(view, owner, fx, fy, 11, SOLDIER_LETTER.get(kind, "?")))
+                out.append(_piece(view, owner, fx, fy, 12, SOLDIER_LETTER.get(kind, "?")))
             else:
                 out.append(
-                    f'<circle cx="{_n(fx)}" cy="{_n(fy)}" r="12" fill="none" stroke="{INK}" '
+                    f'<circle cx="{_n(fx)}" cy="{_n(fy)}" r="13" fill="none" stroke="{INK}" '
                     f'stroke-dasharray="3 2" pointer-events="none"/>'
                 )
-        # War Machines.
-        for i, m in enumerate(sec["machines"]):
-            mx, my = x + 182 + i * 58, y + 48
-            out.append(
-                _box(
-                    f"mach-{s}-{m}",
-                    mx,
-                    my,
-                    54,
-                    36,
-                    f"{MACHINE_NAMES[m]} on section {sec['name']}",
-                    interactive,
-                    fill="#D8C7A5",
-                )
-            )
-            out.append(
-                _text(mx + 27, my + 15, MACHINE_NAMES[m].split()[0], size=10, anchor="middle", weight="700")
-            )
-            out.append(_text(mx + 27, my + 29, "shot " + _cost(MACHINES[m]["shot"]), size=9, anchor="middle"))
-        # The Rest Zone.
-        rest = _soldiers_text(view, sec["rest"]) or "empty"
-        out.append(_text(x, y + 108, f"Rest Zone: {rest}", size=11))
+        # War Machines, one above the other right of the Firing spots.
+        for i, m in enumerate(sec["machines"][:2]):
+            mx, my = x + 148, y + 46 + i * 24
+            label = f"{MACHINE_NAMES[m]} on section {sec['name']}"
+            out.append(_box(f"mach-{s}-{m}", mx, my, 98, 22, label, interactive, fill="#D8C7A5"))
+            out.append(_text(mx + 49, my + 16, _machine_words(m), size=12, anchor="middle", weight="700"))
+        out.append(_rest(view, sec["rest"], x + 2, y + WALL_H + 15))
     for t in range(TOWERS):
         # Left of each section, and the last one right of section C.
-        tx = LEFT + t * COL - 33 if t < 3 else LEFT + 2 * COL + CARD_W + 7
+        tx = EDGE + t * COL
         owner = view["towers"][t]
         near = " and ".join(sections[s]["name"] for s in _tower_sections(t))
         who = "empty" if owner is None else f"{_who(view, owner)}'s Spearman"
         label = f"Tower {t + 1} beside section {near}: {who}"
         fill = "#FFFFFF" if owner is None else _mix(_colour(view, owner), "#FFFFFF", 0.45)
-        out.append(_box(f"tower-{t + 1}", tx, y - 14, 26, 60, label, interactive, fill=fill, rx=3))
-        out.append(_text(tx + 13, y + 10, f"T{t + 1}", size=10, anchor="middle", weight="700"))
+        out.append(_box(f"tower-{t + 1}", tx, y + 10, TOWER_W, 80, label, interactive, fill=fill, rx=3))
+        out.append(_text(tx + TOWER_W / 2, y + 28, f"T{t + 1}", size=12, anchor="middle", weight="700"))
         if owner is not None:
-            out.append(_piece(view, owner, tx + 13, y + 28, 9, "S"))
+            out.append(_piece(view, owner, tx + TOWER_W / 2, y + 60, 10, "S"))
     return "".join(out)
 
 
@@ -364,160 +379,102 @@ def _tower_sections(t: int) -> list[int]:
     return [s for s, towers in enumerate(SECTION_TOWERS) if t in towers]
 
 
+def _lines(name: str, width: int) -> list[str]:
+    """A name in one line, or two at its last space when longer than ``width`` characters."""
+    if len(name) <= width or " " not in name:
+        return [name]
+    head, _, tail = name.rpartition(" ")
+    return [head, tail]
+
+
+LOC_W = (WIDTH - 2 * EDGE - 5 * 6) / 6
+LOC_H = 56
+
+
 def _locations(view: dict[str, Any], y: float, interactive: bool) -> str:
-    out = [
-        _text(
-            LEFT,
-            y - 6,
-            "Locations (clerks; room for " + str(view["capacity"]) + " each)",
-            size=12,
-            weight="700",
-        )
-    ]
-    w = 162
+    out = [_text(EDGE, y - 6, f"Locations: clerks, room for {view['capacity']} each", size=13, weight="700")]
     for i, loc in enumerate(LOCATIONS):
-        x = LEFT + i * (w + 8)
+        x = EDGE + i * (LOC_W + 6)
         clerks = view["placed"][loc]
         label = f"{LOCATION_NAMES[loc]}: " + (", ".join(_who(view, g) for g in clerks) or "no clerks")
-        out.append(_box(f"loc-{loc}", x, y, w, 46, label, interactive, fill="#F7F1E3"))
-        out.append(_text(x + 8, y + 17, LOCATION_NAMES[loc], size=12, weight="700"))
+        out.append(_box(f"loc-{loc}", x, y, LOC_W, LOC_H, label, interactive, fill="#F7F1E3"))
+        names = _lines(LOCATION_NAMES[loc], 14)
+        for k, words in enumerate(names):
+            out.append(_text(x + 7, y + 18 + k * 16, words, size=13, weight="700"))
+        # The clerks at the foot, or after a name's second line, which leaves room there.
+        first = x + 14 if len(names) == 1 else x + LOC_W - 12 - 18 * (len(clerks) - 1)
         for j, g in enumerate(clerks):
-            out.append(_piece(view, g, x + 14 + j * 20, y + 33, 7))
+            out.append(_piece(view, g, first + j * 18, y + 43, 7))
     return "".join(out)
+
+
+BESIDE_W = (WIDTH - 2 * EDGE - 3 * 6) / 4
 
 
 def _supply_beside(view: dict[str, Any], y: float, interactive: bool) -> str:
     out = [
-        _text(LEFT, y - 6, "Beside the board: War Machines to build, and a wall level", size=12, weight="700")
+        _text(EDGE, y - 6, "Beside the board: War Machines and a wall level to build", size=13, weight="700")
     ]
     for i, m in enumerate(MACHINE_ORDER):
-        x = LEFT + i * 170
+        x = EDGE + i * (BESIDE_W + 6)
         left = view["machines_left"][m]
         label = f"{MACHINE_NAMES[m]}: {left} left to build, costs {_cost(MACHINES[m]['build'])}"
-        out.append(_box(f"wm-{m}", x, y, 160, 40, label, interactive, fill="#EADFC8"))
-        out.append(_text(x + 8, y + 16, f"{MACHINE_NAMES[m]} x{left}", size=12, weight="700"))
+        out.append(_box(f"wm-{m}", x, y, BESIDE_W, 42, label, interactive, fill="#EADFC8"))
+        out.append(_text(x + 7, y + 17, f"{MACHINE_NAMES[m]} \u00d7{left}", size=13, weight="700"))
         out.append(
             _text(
-                x + 8,
-                y + 32,
+                x + 7,
+                y + 35,
                 f"build {_cost(MACHINES[m]['build'])}, shot {_cost(MACHINES[m]['shot'])}",
-                size=10,
+                size=12,
             )
         )
-    x = LEFT + 3 * 170
-    out.append(
-        _box(
-            "build-level",
-            x,
-            y,
-            160,
-            40,
-            f"A wall level: costs {_cost(LEVEL_COST)}",
-            interactive,
-            fill="#D9D2C4",
-        )
-    )
-    out.append(_text(x + 8, y + 16, "Wall level", size=12, weight="700"))
-    out.append(_text(x + 8, y + 32, f"build {_cost(LEVEL_COST)}", size=10))
-    out.append(
-        _text(
-            x + 180,
-            y + 16,
-            f"Horde deck {view['horde_deck_size']}, discards {len(view['horde_discard'])}",
-            size=11,
-        )
-    )
-    out.append(
-        _text(
-            x + 180, y + 32, f"Rocket deck {view['rocket_deck_size']}; Snake tokens {view['snakes']}", size=11
-        )
-    )
+    x = EDGE + 3 * (BESIDE_W + 6)
+    label = f"A wall level: costs {_cost(LEVEL_COST)}"
+    out.append(_box("build-level", x, y, BESIDE_W, 42, label, interactive, fill="#D9D2C4"))
+    out.append(_text(x + 7, y + 17, "Wall level", size=13, weight="700"))
+    out.append(_text(x + 7, y + 35, f"build {_cost(LEVEL_COST)}", size=12))
     return "".join(out)
 
 
-def _generals(view: dict[str, Any], y: float) -> str:
-    out = [
-        _text(LEFT, y, "Tea order: " + ", ".join(_who(view, g) for g in view["tea"]), size=12, weight="700")
-    ]
-    for s in range(view["seats"]):
-        res = view["resources"][s]
-        line = (
-            f"{_who(view, s)} ({CLAN_NAMES[view['clans'][s]]}): Honor {view['honor'][s]}, Shame "
-            f"{view['shame'][s]}, "
-            + ", ".join(f"{r} {res[r]}" for r in RESOURCES)
-            + f", Advisors {view['hand_sizes'][s]}"
-        )
-        if view["season"] == "summer":
-            line += ", committed" if view["committed"][s] else ", choosing"
-        if s in view["eliminated"]:
-            line += " (out)"
-        out.append(_piece(view, s, LEFT + 6, y + 14 + s * 18, 6))
-        out.append(_text(LEFT + 18, y + 18 + s * 18, line, size=11))
-    return "".join(out)
-
-
-def _viewer(view: dict[str, Any], seat: int, y: float, interactive: bool) -> str:
-    out = [_text(LEFT, y - 6, f"Your forces ({_who(view, seat)})", size=12, weight="700")]
+def _forces(view: dict[str, Any], seat: int, y: float, interactive: bool) -> str:
+    """The viewer's soldiers: in reserve (click to attack with one) and in supply (click to recruit)."""
+    out = [_text(EDGE, y - 6, f"Your soldiers ({_who(view, seat)})", size=13, weight="700")]
     clan = view["clans"][seat]
     types = [t for t in SOLDIER_ORDER if t in ("spearman", "archer", "horseman") or t == CLAN_SPECIAL[clan]]
     supply, reserve = view["supply"][seat], view["reserve"][seat]
     for i, t in enumerate(types):
-        x = LEFT + i * 130
-        label = f"Recruit {SOLDIER_NAMES[t]} ({supply[t]} in supply), costs {_cost(SOLDIERS[t]['cost'])}"
-        out.append(_box(f"sup-{t}", x, y, 122, 24, label, interactive, fill="#F2F2F2"))
-        out.append(
-            _text(x + 6, y + 16, f"+{SOLDIER_NAMES[t]} {supply[t]} ({_cost(SOLDIERS[t]['cost'])})", size=10)
-        )
+        x = EDGE + i * (BESIDE_W + 6)
         label = f"Attack with {SOLDIER_NAMES[t]} ({reserve[t]} in reserve)"
-        out.append(_box(f"res-{t}", x, y + 28, 122, 24, label, interactive, fill="#E6EEF7"))
-        out.append(_text(x + 6, y + 44, f"{SOLDIER_NAMES[t]} x{reserve[t]}", size=11, weight="700"))
-    cy = y + 62
-    private = view.get("private") or {}
-    available = private.get("commands") or [c for c in COMMAND_ORDER if c != view["resting"][seat]]
-    chosen = private.get("command")
-    out.append(_text(LEFT, cy + 14, "Command:", size=11, weight="700"))
-    for i, c in enumerate(COMMAND_ORDER):
-        x = LEFT + 64 + i * 150
-        resting = c not in available
-        state = " (resting this year)" if resting else (" (chosen)" if chosen == c else "")
-        label = f"Command card {COMMAND_NAMES[c]}, strength {COMMANDS[c]}: {COMMAND_TEXT[c]}{state}"
-        fill = "#DDDDDD" if resting else ("#FFE7A8" if chosen == c else "#FFFFFF")
-        out.append(_box(f"cmd-{c}", x, cy, 142, 24, label, interactive, fill=fill))
-        out.append(_text(x + 6, cy + 16, f"{COMMANDS[c]} {COMMAND_NAMES[c]}: {COMMAND_TEXT[c]}", size=9))
-    ay = cy + 30
-    hand = private.get("hand") or []
-    out.append(_text(LEFT, ay + 14, "Advisors:", size=11, weight="700"))
-    names = [a for a in ADVISOR_ORDER if a in hand]
-    for i, a in enumerate(names):
-        x = LEFT + 64 + i * 190
-        count = hand.count(a)
-        label = f"Advisor {ADVISORS[a]['name']}: {ADVISORS[a]['text']}" + (
-            f" (x{count})" if count > 1 else ""
-        )
-        out.append(_box(f"adv-{a}", x, ay, 182, 24, label, interactive, fill="#EFE3F5"))
-        out.append(
-            _text(
-                x + 6,
-                ay + 16,
-                f"{ADVISORS[a]['name']}{' x' + str(count) if count > 1 else ''}: {ADVISORS[a]['text']}",
-                size=9,
-            )
-        )
-    if not names:
-        out.append(_text(LEFT + 64, ay + 14, "none", size=11))
+        out.append(_box(f"res-{t}", x, y, BESIDE_W, 26, label, interactive, fill="#E6EEF7"))
+        out.append(_piece(view, seat, x + 14, y + 13, 9, SOLDIER_LETTER[t]))
+        out.append(_text(x + 30, y + 18, f"{SOLDIER_NAMES[t]} \u00d7{reserve[t]}", size=13, weight="700"))
+        label = f"Recruit {SOLDIER_NAMES[t]} ({supply[t]} in supply), costs {_cost(SOLDIERS[t]['cost'])}"
+        out.append(_box(f"sup-{t}", x, y + 30, BESIDE_W, 26, label, interactive, fill="#F2F2F2"))
+        out.append(_text(x + 7, y + 48, f"recruit {_cost(SOLDIERS[t]['cost'])}, {supply[t]} left", size=12))
     return "".join(out)
 
 
-def _buttons(view: dict[str, Any], y: float, interactive: bool) -> str:
-    out = [_box("done", LEFT, y, 90, 26, "Done / decline", interactive, fill="#FFFFFF")]
-    out.append(_text(LEFT + 45, y + 17, "Done", size=12, anchor="middle", weight="700"))
+def actions(view: dict[str, Any], seat: int | None) -> list[tuple[str, str]]:
+    """The buttons the page puts beside the board (``Engine.board_actions``), of which it shows those a
+    legal move takes: the viewer's Command cards and Advisors (from its own view), saving Killed
+    soldiers, and declining."""
+    private = view.get("private") or {}
+    found = [
+        (f"cmd-{c}", f"Command: {COMMANDS[c]} {COMMAND_NAMES[c]} ({COMMAND_TEXT[c]})")
+        for c in private.get("commands") or []
+    ]
+    found += [
+        (f"adv-{a}", f"Play {ADVISORS[a]['name']} ({ADVISORS[a]['text']})")
+        for a in ADVISOR_ORDER
+        if a in (private.get("hand") or [])
+    ]
     pending = view.get("pending") or {}
     if pending.get("kind") == "save":
-        for n in range(len(pending.get("killed", [])) + 1):
-            x = LEFT + 100 + n * 80
-            out.append(_box(f"save-{n}", x, y, 74, 26, f"Save {n} Killed soldiers for {n} chi", interactive))
-            out.append(_text(x + 37, y + 17, f"Save {n}", size=12, anchor="middle"))
-    return "".join(out)
+        killed = len(pending.get("killed", []))
+        found += [(f"save-{n}", f"Save {n} Killed for {n} chi") for n in range(killed + 1)]
+    found.append(("done", "Done: pass"))
+    return found
 
 
 def _status(view: dict[str, Any]) -> str:
@@ -551,36 +508,35 @@ def _status(view: dict[str, Any]) -> str:
 
 def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     mine = seat is not None and 0 <= seat < view["seats"]
-    horde_top = 40
-    wall_top = horde_top + 3 * (CARD_H + 10) + 22
-    loc_top = wall_top + 140
-    beside_top = loc_top + 76
-    gen_top = beside_top + 62
-    viewer_top = gen_top + 30 + 18 * view["seats"]
-    buttons_top = viewer_top + (130 if mine else 0)
-    height = buttons_top + 40
+    horde_top = 32
+    wall_top = horde_top + 3 * (CARD_H + ROW_GAP) + 6
+    loc_top = wall_top + WALL_H + 50
+    beside_top = loc_top + LOC_H + 30
+    forces_top = beside_top + 42 + 30
+    height = forces_top + 62 if mine else beside_top + 50
     out = [
-        # A board this wide gets the page's whole width above the side panels (static/css/site.css).
+        # A board this wide gets the page's whole width above the side panels; on a desktop it fits the
+        # screen's height, with the actions beside it (static/css/site.css).
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" '
         f'role="{root_role(interactive)}" aria-label="The Great Wall board: {_a(_status(view))}" '
-        'class="board greatwall" font-family="sans-serif" data-layout="wide">',
+        'class="board greatwall" font-family="sans-serif" data-layout="wide" data-fit="height" '
+        f'style="--ratio: {WIDTH / height:.4f}">',
         "<title>The Great Wall: Black Powder</title>",
         STYLE,
         f'<rect x="0" y="0" width="{WIDTH}" height="{_n(height)}" fill="{PAPER}"/>',
-        f'<rect x="0" y="{horde_top - 8}" width="{WIDTH}" height="{3 * (CARD_H + 10) + 12}" fill="{FIELD}"/>',
-        _text(LEFT, 24, _status(view), size=14, weight="700"),
+        f'<rect x="0" y="{horde_top - 4}" width="{WIDTH}" height="{3 * (CARD_H + ROW_GAP) + 2}" '
+        f'fill="{FIELD}"/>',
+        _text(EDGE + 4, 21, _status(view), size=15, weight="700"),
     ]
     for s, sec in enumerate(view["sections"]):
         x = LEFT + s * COL
         for r in (3, 2, 1):
-            y = horde_top + (3 - r) * (CARD_H + 10)
+            y = horde_top + (3 - r) * (CARD_H + ROW_GAP)
             out.append(_card(view, s, r, sec["rows"][r - 1], x, y, interactive))
     out.append(_wall(view, wall_top, interactive))
     out.append(_locations(view, loc_top, interactive))
     out.append(_supply_beside(view, beside_top, interactive))
-    out.append(_generals(view, gen_top))
     if mine:
-        out.append(_viewer(view, seat, viewer_top, interactive))
-    out.append(_buttons(view, buttons_top, interactive))
+        out.append(_forces(view, seat, forces_top, interactive))
     out.append("</svg>")
     return "".join(out)

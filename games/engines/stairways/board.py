@@ -4,10 +4,13 @@ Coordinates: files ``a``-``h`` run west to east (x 0-7), ranks ``1``-``8`` south
 Intersections are the grid points (X, Y) with 0 <= X, Y <= 8. A wall is a unit segment between two
 neighbouring grid points and is named like a Wall Go wall: a square plus the side it lies on, ``n`` or
 ``e`` in the canonical form (``c3e`` is the north-south wall on the east side of c3, ``c3n`` the
-east-west wall on its north side). Only the 112 interior edges can hold a wall.
+east-west wall on its north side). The 112 interior edges are where walls start and where new walls
+go; the 32 edges of the board's outline (``a3w``, ``c1s``, ``h3e``, ``c8n``: the west and south ones
+have no ``n``/``e`` name) are places a moved wall may reach and leave again. A wall there blocks
+nothing, since no line of sight and no step crosses the outline.
 
 Everything that depends on the empty board alone is computed at import (or on first use and cached) so
-that a rule asks a set or bitmask question: walls are a bitmask over the interior edges.
+that a rule asks a set or bitmask question: walls are a bitmask over the edges (the outline's last).
 """
 
 from __future__ import annotations
@@ -40,8 +43,13 @@ def square_at(x: int, y: int) -> str | None:
 # --- edges --------------------------------------------------------------------------------------------
 def _edge_segment(edge: str) -> Segment:
     x, y = XY[edge[:-1]]
-    if edge[-1] == "e":
+    side = edge[-1]
+    if side == "e":
         return ((x + 1, y), (x + 1, y + 1))
+    if side == "w":
+        return ((x, y), (x, y + 1))
+    if side == "s":
+        return ((x, y), (x + 1, y))
     return ((x, y + 1), (x + 1, y + 1))
 
 
@@ -53,23 +61,35 @@ EDGES: tuple[str, ...] = tuple(
     if e is not None
 )
 EDGE_SET: frozenset[str] = frozenset(EDGES)
-EDGE_ORDER: dict[str, int] = {e: i for i, e in enumerate(EDGES)}
-EDGE_BIT: dict[str, int] = {e: 1 << i for i, e in enumerate(EDGES)}
-SEGMENT: dict[str, Segment] = {e: _edge_segment(e) for e in EDGES}
+# The outline, west and south sides named after their own square (the only name they have).
+RIM: tuple[str, ...] = tuple(
+    sorted(
+        [name(0, y) + "w" for y in range(SIZE)]
+        + [name(x, 0) + "s" for x in range(SIZE)]
+        + [name(SIZE - 1, y) + "e" for y in range(SIZE)]
+        + [name(x, SIZE - 1) + "n" for x in range(SIZE)]
+    )
+)
+RIM_SET: frozenset[str] = frozenset(RIM)
+# Every place a wall may stand, in name order; the interior edges keep their order and the low bits.
+PLACES: tuple[str, ...] = tuple(sorted(EDGES + RIM))
+EDGE_ORDER: dict[str, int] = {e: i for i, e in enumerate(PLACES)}
+EDGE_BIT: dict[str, int] = {e: 1 << i for i, e in enumerate(EDGES + RIM)}
+SEGMENT: dict[str, Segment] = {e: _edge_segment(e) for e in PLACES}
 NORTH_SOUTH: frozenset[str] = frozenset(e for e in EDGES if e.endswith("e"))  # moved by hearts
 EAST_WEST: frozenset[str] = frozenset(e for e in EDGES if e.endswith("n"))  # moved by clubs
 
 
 def edge_of_segment(seg: Segment) -> str | None:
-    """The interior edge a unit segment lies on; "rim" for the board's outline; None when off the board."""
+    """The edge a unit segment lies on (an interior edge or one of the outline); None off the board."""
     (x1, y1), (x2, _) = sorted(seg)
     if x1 == x2:  # vertical: x = x1, from y1 to y1 + 1
         if not 0 <= y1 < SIZE or not 0 <= x1 <= SIZE:
             return None
-        return "rim" if x1 in (0, SIZE) else name(x1 - 1, y1) + "e"
+        return name(0, y1) + "w" if x1 == 0 else name(x1 - 1, y1) + "e"
     if not 0 <= x1 < SIZE or not 0 <= y1 <= SIZE:
         return None
-    return "rim" if y1 in (0, SIZE) else name(x1, y1 - 1) + "n"
+    return name(x1, 0) + "s" if y1 == 0 else name(x1, y1 - 1) + "n"
 
 
 def walls_mask(walls: list[str] | tuple[str, ...]) -> int:
@@ -82,13 +102,16 @@ def walls_mask(walls: list[str] | tuple[str, ...]) -> int:
 _WALL_RE = re.compile(r"([a-h])([1-8])([nesw])")
 
 
-def canonical_wall(text: str) -> str | None:
-    """``c4s`` -> ``c3n``, ``d3w`` -> ``c3e``; None for anything that is not an interior edge."""
+def canonical_wall(text: str, *, outline: bool = False) -> str | None:
+    """``c4s`` -> ``c3n``, ``d3w`` -> ``c3e``; None for anything that is not an interior edge, or with
+    ``outline`` an edge of the board's outline (``a3w``, ``c1s``, ``h3e``, ``c8n``)."""
     match = _WALL_RE.fullmatch(text.strip().lower())
     if match is None:
         return None
     x, y = FILES.index(match[1]), int(match[2]) - 1
     side = match[3]
+    if outline and name(x, y) + side in RIM_SET:
+        return name(x, y) + side
     if side == "s":
         side, y = "n", y - 1
     elif side == "w":
@@ -123,7 +146,7 @@ def edge_between(a: str, b: str) -> str:
 # --- wall moves ----------------------------------------------------------------------------------------
 # A move of the wall on ``edge``: where it ends up ("off" when it slides off the board), whether it
 # pivots, and for a pivot the square it sweeps and the square beyond the new position, where whatever
-# stood in the swept square is pushed.
+# stood in the swept square is pushed (None for a pivot onto the outline: there is no square beyond).
 WallMove = tuple[str, str | None, str | None]  # (destination, swept square, pushed to)
 
 
@@ -138,13 +161,13 @@ def _wall_moves(edge: str) -> tuple[tuple[WallMove, ...], bool]:
         dest = edge_of_segment(moved)
         if dest is None:
             off = True
-        elif dest != "rim":
+        else:
             out.append((dest, None, None))
     for pivot, far in ((p, q), (q, p)):
         for sx, sy in ((dy, dx), (-dy, -dx)):  # the two directions at right angles to the wall
             tip = (pivot[0] + sx, pivot[1] + sy)
             dest = edge_of_segment((pivot, tip))
-            if dest is None or dest == "rim":
+            if dest is None:
                 continue
             corner = (far[0] + sx, far[1] + sy)
             cx = min(pivot[0], far[0], tip[0], corner[0])
@@ -152,14 +175,14 @@ def _wall_moves(edge: str) -> tuple[tuple[WallMove, ...], bool]:
             swept = square_at(cx, cy)
             push = (pivot[0] - far[0], pivot[1] - far[1])
             pushed = square_at(cx + push[0], cy + push[1])
-            assert swept is not None and pushed is not None
+            assert swept is not None and (pushed is not None or dest in RIM_SET)
             out.append((dest, swept, pushed))
     return tuple(sorted(out)), off
 
 
 WALL_MOVES: dict[str, tuple[WallMove, ...]] = {}
 SLIDES_OFF: dict[str, bool] = {}
-for _e in EDGES:
+for _e in PLACES:
     WALL_MOVES[_e], SLIDES_OFF[_e] = _wall_moves(_e)
 del _e
 
@@ -328,11 +351,13 @@ def split(name: str) -> tuple[int, str]:
 ALL_SQUARES: tuple[str, ...] = tuple(on_board(b, sq) for b in range(MAX_BOARDS) for sq in SQUARES)
 SQUARE_ORDER: dict[str, int] = {sq: i for i, sq in enumerate(ALL_SQUARES)}
 ALL_EDGES: tuple[str, ...] = tuple(on_board(b, e) for b in range(MAX_BOARDS) for e in EDGES)
-ALL_EDGE_ORDER: dict[str, int] = {e: i for i, e in enumerate(ALL_EDGES)}
+# Every place a wall may stand (the outline included), board by board.
+ALL_PLACES: tuple[str, ...] = tuple(on_board(b, e) for b in range(MAX_BOARDS) for e in PLACES)
+ALL_EDGE_ORDER: dict[str, int] = {e: i for i, e in enumerate(ALL_PLACES)}
 # (board, local name) of every square and edge name, and (board, bit) of every edge: dict look-ups, since
 # the rules ask them in their innermost loops.
-SPLIT: dict[str, tuple[int, str]] = {n: split(n) for n in (*ALL_SQUARES, *ALL_EDGES)}
-EDGE_BOARD_BIT: dict[str, tuple[int, int]] = {e: (split(e)[0], EDGE_BIT[split(e)[1]]) for e in ALL_EDGES}
+SPLIT: dict[str, tuple[int, str]] = {n: split(n) for n in (*ALL_SQUARES, *ALL_PLACES)}
+EDGE_BOARD_BIT: dict[str, tuple[int, int]] = {e: (split(e)[0], EDGE_BIT[split(e)[1]]) for e in ALL_PLACES}
 # Wall moves with every square and edge named on the wall's own board.
 ALL_WALL_MOVES: dict[str, tuple[WallMove, ...]] = {
     on_board(b, e): tuple(
@@ -344,7 +369,7 @@ ALL_WALL_MOVES: dict[str, tuple[WallMove, ...]] = {
         for dest, swept, pushed in WALL_MOVES[e]
     )
     for b in range(MAX_BOARDS)
-    for e in EDGES
+    for e in PLACES
 }
 
 
@@ -369,10 +394,11 @@ def canonical_square(text: str) -> str | None:
 
 
 def canonical_edge(text: str) -> str | None:
-    """``canonical_wall`` on any board: ``2c4s`` -> ``2c3n``, ``1d3w`` -> ``c3e``."""
+    """``canonical_wall`` on any board, the outline included: ``2c4s`` -> ``2c3n``, ``1d3w`` -> ``c3e``,
+    ``2a3w`` stays."""
     match = _BOARD_RE.fullmatch(text.strip().lower())
     if match is None:
         return None
-    edge = canonical_wall(match[2])
+    edge = canonical_wall(match[2], outline=True)
     board = int(match[1] or 1) - 1
     return None if edge is None or board >= MAX_BOARDS else on_board(board, edge)

@@ -100,11 +100,14 @@ def _square_errors(value: Any, what: str) -> list[str]:
 def layout_validate(layout: Any, seats: int | None = None) -> list[str]:
     """Every reason ``layout`` cannot start a game (empty when it can), in sentences a person can read.
 
-    Walls must be interior edges (the rim is not a wall), named once each; one stairway per seat on
-    distinct squares; at least one hero; every piece on its own square and none on a stairway; rat
-    groups of 1 or 4 rats. The optional ``boards`` lists the further boards of the Multiple Boards
-    variant (at most two), each with its own walls and pieces under the same rules, named with the
-    board's own squares a1 to h8, and no stairways (those all stand on the first board).
+    Walls must be interior edges (they start between squares, never on the rim), named once each; one
+    stairway per seat on distinct squares; at least two heroes; every piece on its own square and none
+    on a stairway; rat groups of 1 or 4 rats, as many groups as heroes, two of them of 4 rats (the
+    seed's rat groups).
+    The optional ``boards`` lists the further boards of the Multiple Boards variant (at most two),
+    each with its own walls and pieces under the same rules, named with the board's own squares a1 to
+    h8, and no stairways (those all stand on the first board); a further board may have no hero, and
+    then no rats.
     """
     if not isinstance(layout, dict):
         return ["A layout is a JSON object with walls, stairways, heroes, giant and rats."]
@@ -207,7 +210,7 @@ def _wall_errors(board: dict[str, Any], where: str) -> list[str]:
     for raw in walls:
         edge = canonical_wall(raw) if isinstance(raw, str) else None
         if edge is None:
-            err(f"Wall {raw!r} is not an edge between two squares (the board's rim holds no walls).")
+            err(f"Wall {raw!r} is not an edge between two squares (walls start there, never on the rim).")
         elif edge in seen_walls:
             err(f"Wall {raw!r} is named twice (walls may not overlap).")
         else:
@@ -238,7 +241,7 @@ def _piece_errors(board: dict[str, Any], stairways: list[Any], where: str, *, ne
 
     heroes = board.get("heroes", [] if not need_hero else None)
     if not isinstance(heroes, list) or (need_hero and not heroes):
-        err("heroes must list at least one square." if need_hero else "heroes must be a list of squares.")
+        err("heroes must list at least two squares." if need_hero else "heroes must be a list of squares.")
         heroes = []
     if len(heroes) > MAX_HEROES:
         err(f"At most {MAX_HEROES} heroes.")
@@ -255,15 +258,55 @@ def _piece_errors(board: dict[str, Any], stairways: list[Any], where: str, *, ne
         rats = []
     if len(rats) > MAX_RATS:
         err(f"At most {MAX_RATS} rat groups.")
+    sizes: list[int] | None = []
     for i, group in enumerate(rats):
         what = f"Rat group {i + 1}"
         if not isinstance(group, dict) or set(group) != {"square", "size"}:
             err(f'{what} must be {{"square": ..., "size": 1 or 4}}.')
+            sizes = None
             continue
         if group["size"] not in RAT_SIZES or type(group["size"]) is not int:
             err(f"{what} must have 1 or 4 rats.")
+            sizes = None
+        elif sizes is not None:
+            sizes.append(group["size"])
         place(group["square"], what)
+    if sizes is not None and (heroes or not need_hero):
+        balance = _rat_balance(len(heroes), sizes, none_allowed=not need_hero)
+        if balance:
+            err(balance)
     return errors
+
+
+def _rat_balance(heroes: int, sizes: list[int], *, none_allowed: bool) -> str:
+    """What is wrong with the rat groups for ``heroes`` heroes (empty when nothing): the seed wants as
+    many rat groups as heroes, two of them of 4 rats and the others single rats."""
+    fours, ones = sizes.count(4), sizes.count(1)
+    if heroes == 0:
+        if not sizes:
+            return ""
+        return "Rat groups go with the heroes: a board without heroes has no rats."
+    if heroes == 1:
+        return (
+            "One hero is too few: a board has as many rat groups as heroes, two of them of 4 rats, so it "
+            f"needs at least 2 heroes{' (or none)' if none_allowed else ''}."
+        )
+    if (fours, ones) == (2, heroes - 2):
+        return ""
+    want = "2 groups of 4 rats" + ("" if heroes == 2 else f" and {_count(heroes - 2, 'single rat')}")
+    have = " and ".join(
+        part for part in (_count(fours, "group of 4", "groups of 4"), _count(ones, "single rat")) if part
+    )
+    return (
+        f"Rat groups go with the heroes: as many groups as heroes, two of them of 4 rats and the rest "
+        f"single rats; for {heroes} heroes that is {want}, not {have or 'none'}."
+    )
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    if not n:
+        return ""
+    return f"{n} {one}" if n == 1 else f"{n} {many or one + 's'}"
 
 
 def _normalised_board(board: dict[str, Any]) -> dict[str, Any]:

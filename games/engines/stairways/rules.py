@@ -29,9 +29,12 @@ from games.engines.base import (
     Move,
     Option,
     OptionsInvalid,
+    Preview,
     State,
     TextOption,
     View,
+    seat_placeholder,
+    waiting_for,
 )
 from games.engines.palette import SEAT_NAMES
 from games.engines.stairways import svg as svg_module
@@ -42,6 +45,7 @@ from games.engines.stairways.board import (
     EDGE_BOARD_BIT,
     MAX_BOARDS,
     NEIGHBOURS,
+    RIM_SET,
     SLIDES_OFF,
     SPLIT,
     SQUARE_ORDER,
@@ -96,6 +100,30 @@ MOVE_HINT = (
 
 def _who(seat: int) -> str:
     return SEAT_NAMES[seat % len(SEAT_NAMES)].capitalize()
+
+
+# What the seat the game waits for is to do, by the kind of step (``_awaiting``), for the others' prompt.
+_WAITING = {
+    "play": "to play cards or end the turn",
+    "bidding": "to finish a bid for a wonder",
+    "response": "to block the bid for a wonder or yield it",
+    "charging": "to charge the teleporter",
+    "crowd": "to add a wall",
+    "treasure": "to choose where a token runs",
+    "attack": "to choose which hero the giant charges",
+    "rats": "to choose where the rats step",
+    "respawn": "to choose where the rats come back",
+    "teleport": "to choose where a token comes out of a teleporter",
+}
+
+
+def _view_token(view: View, token: str) -> str:
+    """A token's name in a sentence, from its key and the view (as ``_token_lower`` from the state)."""
+    if token.startswith("giant"):
+        return f"giant {token[5:] or 1}" if "boards" in view else "the giant"
+    if token.startswith("rats"):
+        return f"rat group {token[4:]}"
+    return f"hero {token}"
 
 
 def _value(card: str) -> int:
@@ -1000,7 +1028,20 @@ def _draw(state: State, seat: int, count: int, rng: random.Random, events: list[
         )
 
 
-_WALL_SIDE = {"H": "e", "C": "n"}  # hearts move north-south walls (…e), clubs east-west ones (…n)
+# Hearts move north-south walls (…e, or …w on the outline), clubs east-west ones (…n, or …s).
+_WALL_SIDE = {"H": "ew", "C": "ns"}
+
+
+def _tokens_squares(state: State) -> set[str]:
+    """The squares where a hero, a giant or a rat group stands: what a pivoting wall would push."""
+    out = {state["heroes"][i]["square"] for i in _on_floor(state)} | _giant_squares(state)
+    return out | {r["square"] for r in state["rats"] if r["square"] is not None}
+
+
+def _no_way_out(swept: str | None, pushed: str | None, tokens: set[str]) -> bool:
+    """A pivot onto the outline whose swept square holds a piece: beyond the outline there is no square
+    to push it into, so the pivot is refused (a decision, see the digest)."""
+    return swept is not None and pushed is None and swept in tokens
 
 
 # --- the teleporter wonder: sets with the same number of cards of each suit -----------------------------
@@ -1164,7 +1205,7 @@ def _wall_text(text: str, board: int | None = None) -> str:
         text = f"{board + 1}{text}"
     edge = canonical_edge(text)
     if edge is None:
-        raise IllegalMove(f"{text} is not a wall between two squares; the rim of the board holds no walls.")
+        raise IllegalMove(f"{text} is not an edge of a square (such as c3e, c3n, or a3w on the outline).")
     return edge
 
 
@@ -1469,12 +1510,13 @@ class Stairways(Engine):
         if suit in "HC":
             side = _WALL_SIDE[suit]
             taken = set(state["walls"])
+            tokens = _tokens_squares(state)
             crowded = state["options"]["crowded"] == "yes"
             for wall in state["walls"]:
-                if wall[-1] != side:
+                if wall[-1] not in side:
                     continue
-                for dest, _, _ in ALL_WALL_MOVES[wall]:
-                    if dest not in taken:
+                for dest, swept, pushed in ALL_WALL_MOVES[wall]:
+                    if dest not in taken and not _no_way_out(swept, pushed, tokens):
                         out.append({"wall": wall, "to": dest})
                 if crowded and SLIDES_OFF[split(wall)[1]]:
                     out.append({"wall": wall, "to": "off"})
@@ -1545,6 +1587,12 @@ class Stairways(Engine):
             raise IllegalMove("Wait: the cards are being drawn.")
         shape = _shape(move)
         if seat not in self.actors(state):
+            if shape == "give" and state["wonders"].get(move["give"]) == seat:
+                # A decision (see the digest): gifts wait for the giver's turn, like every other move.
+                raise IllegalMove(
+                    "A wonder is given in its owner's own turn, as every move is made by the seat whose "
+                    "turn it is: give it when your turn comes."
+                )
             raise IllegalMove("It is not your turn to act.")
         if not self._is_legal(state, seat, shape, move):
             raise IllegalMove(self._why_not(state, seat, shape, move))
@@ -1619,12 +1667,16 @@ class Stairways(Engine):
         effect = {k: v for k, v in move.items() if k != "play"}
         if suit in "HC":
             wall, dest = move.get("wall"), move.get("to")
-            if wall not in state["walls"] or wall[-1] != _WALL_SIDE[suit]:
+            if wall not in state["walls"] or wall[-1] not in _WALL_SIDE[suit]:
                 return False
             if dest == "off":
                 ok = state["options"]["crowded"] == "yes" and SLIDES_OFF[split(wall)[1]]
             else:
-                ok = dest not in state["walls"] and any(d == dest for d, _, _ in ALL_WALL_MOVES[wall])
+                tokens = _tokens_squares(state)
+                ok = dest not in state["walls"] and any(
+                    d == dest and not _no_way_out(swept, pushed, tokens)
+                    for d, swept, pushed in ALL_WALL_MOVES[wall]
+                )
         else:
             sq = move.get("square")
             ok = (
@@ -1661,6 +1713,8 @@ class Stairways(Engine):
             return f"Choose a square first: {', '.join(state['pending']['options'])}."
         if kind == "crowd" and shape != "place":
             return "Add your new wall first (wall c3n)."
+        if kind == "crowd" and split(move["place"])[1] in RIM_SET:
+            return "A new wall goes on a free edge between two squares; only moved walls reach the outline."
         if shape in ("wall_move", "treasure_move", "bid", "block"):
             card = move.get("play") or move.get("bid") or move.get("block")
             if card not in state["hands"][seat]:
@@ -1671,8 +1725,15 @@ class Stairways(Engine):
                 wall = move["wall"]
                 if wall not in state["walls"]:
                     return f"There is no wall on {wall}."
-                if (card[0] == "H") != wall.endswith("e"):
-                    return "Hearts move north-south walls (…e); clubs move east-west walls (…n)."
+                if wall[-1] not in _WALL_SIDE.get(card[0], ""):
+                    return "Hearts move north-south walls (…e, …w); clubs move east-west walls (…n, …s)."
+                tokens = _tokens_squares(state)
+                for dest, swept, pushed in ALL_WALL_MOVES[wall]:
+                    if dest == move["to"] and _no_way_out(swept, pushed, tokens):
+                        return (
+                            f"The wall on {wall} cannot pivot onto the outline at {dest}: it would push "
+                            f"what stands on {swept} off the board."
+                        )
                 return f"The wall on {wall} cannot move to {move['to']}."
             if shape == "treasure_move" and card[0] in "HC":
                 return "Hearts and clubs move walls; diamonds and spades place treasure."
@@ -1937,6 +1998,32 @@ class Stairways(Engine):
             return [f"edge-{move['place']}"]
         return ["end"]
 
+    def move_preview(self, view: View, seat: int, move: Move) -> list[Preview]:
+        shape = _shape(move)
+        if shape == "wall_move":
+            wall, dest = move["wall"], move["to"]
+            shapes: list[Preview] = [{"draw": "unwall", "at": f"wall-{wall}"}]
+            if dest == "off":
+                return shapes
+            shapes.append({"draw": "wall", "at": f"edge-{dest}"})
+            # The pieces the pivoting wall sweeps, where they land (the view shows where pieces stand).
+            standing = svg_module.piece_squares(view)
+            for to, swept, pushed in ALL_WALL_MOVES[wall]:
+                if to == dest and swept in standing and pushed is not None:
+                    shapes.append({"draw": "ghost", "from": f"sq-{swept}", "to": f"sq-{pushed}"})
+            return shapes
+        if shape == "treasure_move":
+            what = "+ jewel" if move["play"][0] == "D" else "+ sword"
+            return [{"draw": "label", "at": f"sq-{move['square']}", "text": what}]
+        if shape == "place":
+            return [{"draw": "wall", "at": f"edge-{move['place']}"}]
+        if shape in ("choose", "teleporter"):
+            to = move[shape]
+            origin = (view.get("pending") or {}).get("from")
+            if isinstance(origin, str) and origin != to:
+                return [{"draw": "arrow", "from": f"sq-{origin}", "to": f"sq-{to}"}]
+        return []
+
     # --- what may be known --------------------------------------------------------------------------
     def public_view(self, state: State) -> View:
         kind, who = _awaiting(state)
@@ -2004,6 +2091,51 @@ class Stairways(Engine):
         if not 0 <= seat < state["seats"]:
             return {}
         return {"hand": list(state["hands"][seat])}
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        kind, who = view["awaiting"], view["to_act"]
+        if kind == "over":
+            return "The game is over."
+        if kind == "chance":
+            return "Cards are being drawn; the turn goes on in a moment."
+        bid, pending = view["bid"], view["pending"]
+        if who != seat:
+            return waiting_for([who], _WAITING.get(kind, "to choose"))
+        if kind == "play":
+            first = " In your first turn no hero may go up a stairway." if view["first_turn"] else ""
+            return (
+                "Play cards to move walls or drop treasure, bid for a wonder or give one away, then end "
+                f"your turn to draw 4 cards.{first}"
+            )
+        if kind == "bidding":
+            wonder = SUIT_ONE[bid["suit"]]
+            if bid["suit"] == TELEPORTER:
+                return f"Add a set of cards to your bid for the teleporter (now {bid['total']}), or claim it."
+            return f"Add a card to your bid for the {wonder} wonder (now {bid['total']}), or claim it."
+        if kind == "response":
+            wonder = SUIT_ONE[bid["suit"]]
+            return (
+                f"{seat_placeholder(bid['seat'])} bids {bid['total']} for your {wonder} wonder: block with "
+                f"cards worth as much ({bid['blocked']} so far), or yield it."
+            )
+        if kind == "charging":
+            if len(view.get("charge") or []) == len(SUITS):
+                return "Choose the square for a new teleporter."
+            return "Set aside one card of each suit to charge the teleporter."
+        if kind == "crowd":
+            return "Add a wall on any free edge (It's Getting Crowded)."
+        if kind == "treasure":
+            return f"Choose the treasure {_view_token(view, pending['token'])} runs to."
+        if kind == "attack":
+            return "Choose the square of the hero the giant charges."
+        if kind == "rats":
+            return f"Choose where rat group {pending['rats']} steps."
+        if kind == "respawn":
+            return f"Choose the stairway where rat group {pending['rats']} comes back."
+        if kind == "teleport":
+            token = _view_token(view, pending["token"])
+            return f"Choose the teleporter {token} comes out of, or leave it where it is."
+        return "Make your choice."
 
     def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
         # Hidden: the other hands and the pile (its order does not exist: draws are random). Pool them

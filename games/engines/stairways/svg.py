@@ -76,12 +76,18 @@ def _corner(sq: str, top: int = 0) -> tuple[int, int] | None:
 
 
 def _edge_line(edge: str, top: int = 0) -> tuple[int, int, int, int] | None:
+    """The line of an edge: ``n``/``e`` of its square, or ``s``/``w`` on the outline (a3w, c1s)."""
     corner = _corner(edge[:-1], top)
-    if corner is None or edge[-1:] not in ("n", "e"):
+    if corner is None or edge[-1:] not in ("n", "e", "s", "w"):
         return None
     x, y = corner
-    if edge[-1] == "n":
+    side = edge[-1]
+    if side == "n":
         return x, y, x + CELL, y
+    if side == "s":
+        return x, y + CELL, x + CELL, y + CELL
+    if side == "w":
+        return x, y, x, y + CELL
     return x + CELL, y, x + CELL, y + CELL
 
 
@@ -95,6 +101,17 @@ def _interior_edges() -> list[str]:
             if r < SIZE - 1:
                 out.append(sq + "n")
     return out
+
+
+def _outline_edges() -> list[str]:
+    """The board's outline, where a wall may be moved (never placed): west, south, east, north."""
+    last = SIZE - 1
+    return (
+        [f"a{r + 1}w" for r in range(SIZE)]
+        + [f"{FILES[f]}1s" for f in range(SIZE)]
+        + [f"{FILES[last]}{r + 1}e" for r in range(SIZE)]
+        + [f"{FILES[f]}{SIZE}n" for f in range(SIZE)]
+    )
 
 
 def _band(edge: str, top: int = 0) -> tuple[float, float, float, float]:
@@ -151,6 +168,11 @@ def _pieces(view: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
         if rats.get("square"):
             out.setdefault(rats["square"], []).append(("rats", str(rats["size"]), ""))
     return out
+
+
+def piece_squares(view: dict[str, Any]) -> set[str]:
+    """The squares with a piece drawn on them (each such square's pieces carry ``data-on``)."""
+    return set(_pieces(view))
 
 
 def _square_label(
@@ -383,6 +405,8 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         x, y = corner
         slots = [(0.5, 0.45)] if len(here) == 1 else [(0.3, 0.3), (0.7, 0.3), (0.3, 0.72), (0.7, 0.72)]
         r = CELL * (0.22 if len(here) == 1 else 0.14)
+        # The square's pieces together, named by it: a wall about to sweep them is shown with them pushed.
+        out.append(f'<g data-on="sq-{_a(sq)}">')
         for k, (kind, label, note) in enumerate(here[:4]):
             sx, sy = slots[k]
             out.append(_piece(kind, label, note, x + sx * CELL, y + sy * CELL, r))
@@ -390,6 +414,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             out.append(
                 f'<text x="{x + CELL - 3}" y="{y + CELL - 3}" font-size="9" text-anchor="end">+</text>'
             )
+        out.append("</g>")
     out.append("</g>")
 
     out.append('<g class="walls" stroke-linecap="round" pointer-events="none">')
@@ -407,7 +432,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     if interactive:
         out.append('<g class="edges">')
         for b in range(boards):
-            for local in _interior_edges():
+            for local in _interior_edges() + _outline_edges():
                 edge = _on_board(b, local)
                 x, y, w, h = _band(edge, top)
                 target = f"wall-{edge}" if edge in walls else f"edge-{edge}"

@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
+from games.engines.base import Engine, Event, IllegalMove, Move, Option, Preview, State, View, waiting_for
 from games.engines.thewall import svg as svg_module
 from games.engines.thewall.board import (
     ARRIVALS,
@@ -106,6 +106,14 @@ OPTION_TARGET = {
     "horn": "opt-horn",
 }
 DRIFT_GROUND = frozenset({FIELD, FOREST, CRANE, SPAWN})
+# What the dice of a pending chance step are for, in the prompt above the board.
+_DICE_FOR = {
+    "attack": "for the attack ",
+    "shoot": "for the arrows ",
+    "catapult": "for the catapult ",
+    "shriek": "for the Frozen Shriek ",
+    "sneak": "for the sneak into the keep ",
+}
 
 MOVE_HINT = (
     "Moves: 1210-1311 (move), 1210-1312 range, 1210x1311 or 1210-1211x1311 (attack; add sneak, teamup "
@@ -1072,6 +1080,41 @@ class TheWall(Engine):
             return [at, f"h{move['to']}", OPTION_TARGET[shape]]
         return [at, OPTION_TARGET[shape]]
 
+    def move_preview(self, view: View, seat: int, move: Move) -> list[Preview]:
+        shape = _shape(move)
+        if shape in ("end", "recruit"):
+            return []
+        at = f"h{move['unit']}"
+        # The action's own words, as on its button (none for a plain move or attack).
+        button = f"opt-train-{move['as']}" if shape == "train" else OPTION_TARGET.get(shape, f"opt-{shape}")
+        words = dict(svg_module.BUTTONS).get(button, "")
+        shapes: list[Preview] = []
+        if shape in ATTACK_ACTS:
+            via, to = f"h{move['via']}", f"h{move['to']}"
+            if via != at:
+                shapes.append({"draw": "ghost", "from": at, "to": via})
+            shapes += [{"draw": "arrow", "from": via, "to": to}, {"draw": "ring", "at": to}]
+            if words:
+                shapes.append({"draw": "label", "at": to, "text": words})
+            return shapes
+        if shape == "catapult":
+            shapes = [{"draw": "ring", "at": f"h{h}"} for h in move["area"]]
+            return [*shapes, {"draw": "label", "at": at, "text": words}] if words else shapes
+        if shape not in TARGET_ACTS:  # defend, train, summon, shriek, horn: the unit acts where it stands
+            return [{"draw": "label", "at": at, "text": words}] if words else []
+        to = f"h{move['to']}"
+        if shape in ("move", "range", "sneak"):
+            shapes.append({"draw": "ghost", "from": at, "to": to})
+        elif shape == "shoot":
+            shapes += [{"draw": "arrow", "from": at, "to": to}, {"draw": "ring", "at": to}]
+        elif shape == "raise":
+            shapes.append({"draw": "ring", "at": to})
+        else:  # scout, scale: the unit looks or climbs towards the hex, and stays until it is done
+            shapes.append({"draw": "arrow", "from": at, "to": to})
+        if words:
+            shapes.append({"draw": "label", "at": to, "text": words})
+        return shapes
+
     # --- what may be known --------------------------------------------------------------------------
     def public_view(self, state: State) -> View:
         over = state["phase"] == "over"
@@ -1158,6 +1201,23 @@ class TheWall(Engine):
     def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
         """Nothing is hidden in The Wall: a copy of the position (faster than the default deep copy)."""
         return _copy(state)
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        if view["awaiting"] == "over":
+            return "The game is over."
+        if view["awaiting"] == "chance":
+            kind = (view["pending"] or {}).get("kind")
+            if kind == "wander":
+                return "The wandering Wildlings drift and may spawn: the dice are rolled in a moment."
+            return f"The dice are rolled {_DICE_FOR.get(kind, '')}in a moment."
+        name = view["leader_name"]
+        if seat != view["to_act"]:
+            return waiting_for([view["to_act"]], f"to play {name}'s turn")
+        left = view["unit_turns"] - view["spent"]
+        return (
+            f"{name[0].upper()}{name[1:]}'s turn: choose a unit to act, or end the turn "
+            f"({left} of {view['unit_turns']} unit turns left)."
+        )
 
     def evaluate(self, state: State) -> list[float]:
         """The search bots' estimate of the outcome: the Watch side's chance from life on the map, true
@@ -1444,14 +1504,16 @@ def _wound(
         return "wounded"
     state["units"].remove(victim)
     if _human(victim) and _is_true_other(by):
+        # The stats it had at death, so a group the Watch led keeps its +1/+1 when it rises.
+        led = 1 if victim.get("led") else 0
         state["corpses"].append(
             {
                 "id": victim["id"],
                 "name": victim["name"],
                 "kind": victim["kind"],
                 "hex": victim["hex"],
-                "att": victim["att"],
-                "def": victim["def"],
+                "att": victim["att"] + led,
+                "def": victim["def"] + led,
                 "mov": victim["mov"],
                 "turn": state["turn"],
             }

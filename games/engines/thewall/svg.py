@@ -1,13 +1,18 @@
 """Server-side SVG of a position of The Wall, drawn from ``TheWall.view`` only.
 
 The hex map (terrain from ``seeds/thewall/map.json``, every hex numbered as in the seed), the units with
-their life, marks for disabled, tagged, defending, climbing and used units, corpses, then a strip with
-the status, the last dice and the action buttons. Every interpolated value is escaped; equal views give
-identical markup.
+their letter and life, marks for disabled, tagged, defending, climbing and used units, corpses, then a
+strip with the status and the last dice. Every interpolated value is escaped; equal views give identical
+markup. The page shows the key beside the board (templates/thewall/_beside.html).
 
-Click targets (``interactive``): ``h<CCRR>`` on every hex and the buttons ``opt-<action>`` and ``end``.
-On a board to play on each is a button named in words (a hex by its number, its terrain and who stands
-there), and the board a group of them.
+The map is drawn to fit a desktop screen's height (``data-fit="height"``) with every text at least 12
+units high, so at least 12 px there: a hex's number on top, its unit in the middle with its life on the
+right, terrain marks on the left.
+
+Click targets (``interactive``): ``h<CCRR>`` on every hex. On a board to play on each is a button named
+in words (a hex by its number, its terrain and who stands there), and the board a group of them. The
+actions (``opt-<action>`` and ``end``) are real buttons beside the board, ``actions`` below, which the
+page shows only when a legal move takes them.
 """
 
 from __future__ import annotations
@@ -47,8 +52,12 @@ H = math.sqrt(3) * R
 MARGIN = 14.0
 WIDTH = round(2 * MARGIN + 2 * R + (COLUMNS - 1) * 1.5 * R)
 MAP_HEIGHT = round(2 * MARGIN + (ROWS + 0.5) * H)
-STRIP = 128
+STRIP = 46  # the status and the dice, one line each
 HEIGHT = MAP_HEIGHT + STRIP
+TOKEN = 11.0  # a unit's radius: room above it for the hex's number and beside it for its life
+TOKEN_DY = 4.5  # units sit a little low in their hex, under its number
+SIDE = 15.0  # how far left of the centre terrain marks sit, and right of it a unit's life
+DICE_CHARS = 108  # what a line of 12-unit text holds across the map
 INK = "#1B1B1B"
 FILL = {
     FIELD: "#DCEAF4",
@@ -86,17 +95,11 @@ BUTTONS: tuple[tuple[str, str], ...] = (
     ("opt-recruit", "Reinforcements"),
     ("end", "End turn"),
 )
-BUTTONS_PER_ROW = 10
-BUTTON_W = (WIDTH - 2 * MARGIN - (BUTTONS_PER_ROW - 1) * 4) / BUTTONS_PER_ROW
 
 STYLE = (
     "<style>"
-    "svg.thewall .pick{pointer-events:none}"
     "div.board.interactive svg.thewall .hex.choosable{stroke:#0B5D8C;stroke-width:3.5;cursor:pointer}"
     "div.board.interactive svg.thewall .hex.chosen{stroke:#D55E00;stroke-width:4}"
-    "div.board.interactive svg.thewall .pick.choosable{pointer-events:all;cursor:pointer;"
-    "stroke:#0B5D8C;stroke-width:3;fill:#CFE8FF}"
-    "div.board.interactive svg.thewall .pick.chosen{stroke:#D55E00;stroke-width:3;fill:#FFE0C2}"
     "</style>"
 )
 
@@ -169,35 +172,36 @@ def _terrain_marks(wall_up: bool) -> str:
     for name in HEXES:
         x, y = centre(name)
         terrain = TERRAIN[name]
-        ink = "#FFFFFF" if name in WANDER_SPAWNS or terrain in (WATER, FOREST, KEEP) else "#44505C"
+        ink = "#FFFFFF" if name in WANDER_SPAWNS or terrain in (WATER, FOREST, KEEP) else "#56636F"
         marks.append(
-            f'<text x="{_n(x)}" y="{_n(y - H / 2 + 9)}" font-size="7" text-anchor="middle" fill="{ink}">'
+            f'<text x="{_n(x)}" y="{_n(y - H / 2 + 12.5)}" font-size="12" text-anchor="middle" fill="{ink}">'
             f"{name}</text>"
         )
+        left = x - SIDE
         if name in WANDER_SPAWNS:
             marks.append(
-                f'<text x="{_n(x + R * 0.55)}" y="{_n(y + 4)}" font-size="10" font-weight="700" '
+                f'<text x="{_n(left)}" y="{_n(y + 9)}" font-size="13" font-weight="700" '
                 f'text-anchor="middle" fill="#FFFFFF">{WANDER_SPAWNS.index(name) + 1}</text>'
             )
         if name in OTHER_SPAWNS:
             marks.append(
-                f'<text x="{_n(x)}" y="{_n(y + H / 2 - 4)}" font-size="10" text-anchor="middle" '
+                f'<text x="{_n(left)}" y="{_n(y + 9)}" font-size="13" text-anchor="middle" '
                 f'fill="#0B4F6C">\u2744</text>'
             )
         if wall_up and name in CATAPULTS:
             marks.append(
-                f'<rect x="{_n(x - 5)}" y="{_n(y + H / 2 - 11)}" width="10" height="6" fill="#6B4F2A" '
+                f'<rect x="{_n(left - 5)}" y="{_n(y + 2)}" width="10" height="7" fill="#6B4F2A" '
                 f'stroke="{INK}" stroke-width="0.6"/>'
             )
         if wall_up and terrain == CRANE:
             marks.append(
-                f'<path d="M{_n(x - 6)} {_n(y + H / 2 - 5)} L{_n(x - 6)} {_n(y + H / 2 - 15)} '
-                f'L{_n(x + 6)} {_n(y + H / 2 - 15)} L{_n(x + 6)} {_n(y + H / 2 - 10)}" fill="none" '
+                f'<path d="M{_n(left - 4)} {_n(y + 12)} L{_n(left - 4)} {_n(y + 1)} '
+                f'L{_n(left + 4)} {_n(y + 1)} L{_n(left + 4)} {_n(y + 5)}" fill="none" '
                 f'stroke="{INK}" stroke-width="1.5"/>'
             )
         if name == HORN:
             marks.append(
-                f'<text x="{_n(x)}" y="{_n(y + H / 2 - 3)}" font-size="10" text-anchor="middle" '
+                f'<text x="{_n(x)}" y="{_n(y + H / 2 - 3)}" font-size="12" text-anchor="middle" '
                 f'fill="#7A1F1F" font-weight="700">Horn</text>'
             )
     marks.append("</g>")
@@ -291,22 +295,24 @@ def _unit(unit: dict[str, Any], colours: dict[str, str]) -> str:
 def _unit_markup(fields: tuple[Any, ...], ring: str) -> str:
     unit = dict(zip(UNIT_FIELDS, fields, strict=True))
     x, y = centre(str(unit["hex"]))
+    y += TOKEN_DY
     leader = unit.get("leader")
     fill = LEADER_FILL.get(leader, LEADER_FILL[None])
     ink = LEADER_INK.get(leader, INK)
     category = unit.get("category")
-    r = R * 0.55
+    r = TOKEN
     opacity = ' opacity="0.6"' if unit.get("used") else ""
     dash = ' stroke-dasharray="3 2"' if leader is None else ""
     if category == "other":
         shape = (
-            f'<polygon points="{_n(x)},{_n(y - r * 1.2)} {_n(x + r * 1.2)},{_n(y)} {_n(x)},{_n(y + r * 1.2)} '
-            f'{_n(x - r * 1.2)},{_n(y)}" fill="{fill}" stroke="{ring}" stroke-width="2.5"/>'
+            f'<polygon points="{_n(x)},{_n(y - r * 1.15)} {_n(x + r * 1.15)},{_n(y)} '
+            f'{_n(x)},{_n(y + r * 1.15)} {_n(x - r * 1.15)},{_n(y)}" fill="{fill}" stroke="{ring}" '
+            'stroke-width="2.5"/>'
         )
     elif category == "wight":
         shape = (
-            f'<rect x="{_n(x - r)}" y="{_n(y - r)}" width="{_n(2 * r)}" height="{_n(2 * r)}" rx="4" '
-            f'fill="{fill}" stroke="{ring}" stroke-width="2.5"/>'
+            f'<rect x="{_n(x - r * 0.9)}" y="{_n(y - r * 0.9)}" width="{_n(1.8 * r)}" '
+            f'height="{_n(1.8 * r)}" rx="3" fill="{fill}" stroke="{ring}" stroke-width="2.5"/>'
         )
     else:
         shape = (
@@ -314,16 +320,20 @@ def _unit_markup(fields: tuple[Any, ...], ring: str) -> str:
             f'stroke-width="2.5"{dash}/>'
         )
     out = [
-        f'<g class="unit" data-unit="{_a(unit["id"])}"{opacity}><title>{_a(_card(unit))}</title>',
+        # ``data-on``: the hex it stands on, so the board script can show it moved before the move is sent.
+        f'<g class="unit" data-unit="{_a(unit["id"])}" data-on="h{_a(unit["hex"])}"{opacity}>'
+        f"<title>{_a(_card(unit))}</title>",
         shape,
-        f'<text x="{_n(x)}" y="{_n(y + 4)}" font-size="12" font-weight="700" text-anchor="middle" '
+        f'<text x="{_n(x)}" y="{_n(y + 4.7)}" font-size="13" font-weight="700" text-anchor="middle" '
         f'fill="{ink}">{_a(unit.get("letter", "?"))}</text>',
-        f'<text x="{_n(x + r + 1)}" y="{_n(y + r + 2)}" font-size="9" font-weight="700" text-anchor="middle" '
-        f'fill="#B3261E">{_a(unit.get("life", 0))}</text>',
+        # The life on the right, haloed in white so that it reads on any terrain.
+        f'<text x="{_n(x + SIDE + 0.5)}" y="{_n(y + 4.5)}" font-size="12" font-weight="700" '
+        'text-anchor="middle" fill="#B3261E" stroke="#FFFFFF" stroke-width="3" paint-order="stroke" '
+        f'class="life">{_a(unit.get("life", 0))}</text>',
     ]
     if unit.get("defending"):
         out.append(
-            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r + 4)}" fill="none" stroke="#0B5D8C" '
+            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r + 3)}" fill="none" stroke="#0B5D8C" '
             'stroke-width="1.5"/>'
         )
     if unit.get("disabled"):
@@ -333,14 +343,14 @@ def _unit_markup(fields: tuple[Any, ...], ring: str) -> str:
         )
     if unit.get("tagged"):
         out.append(
-            f'<polygon points="{_n(x - r - 2)},{_n(y - r - 6)} {_n(x - r + 7)},{_n(y - r - 2)} '
-            f'{_n(x - r - 2)},{_n(y - r + 2)}" fill="#E69F00" stroke="{INK}" stroke-width="0.8" '
+            f'<polygon points="{_n(x - r - 9)},{_n(y - 5)} {_n(x - r)},{_n(y - 1)} '
+            f'{_n(x - r - 9)},{_n(y + 3)}" fill="#E69F00" stroke="{INK}" stroke-width="0.8" '
             'class="tag-mark"/>'
         )
     if unit.get("climbing"):
         out.append(
-            f'<path d="M{_n(x + r - 2)} {_n(y - r + 6)} L{_n(x + r + 3)} {_n(y - r - 2)} L{_n(x + r + 8)} '
-            f'{_n(y - r + 6)}" fill="none" stroke="{INK}" stroke-width="2" class="climb-mark"/>'
+            f'<path d="M{_n(x + r)} {_n(y - 4)} L{_n(x + r + 4)} {_n(y - 10)} L{_n(x + r + 8)} '
+            f'{_n(y - 4)}" fill="none" stroke="{INK}" stroke-width="2" class="climb-mark"/>'
         )
     out.append("</g>")
     return "".join(out)
@@ -368,23 +378,10 @@ def _card(unit: dict[str, Any]) -> str:
     return text + (f" ({', '.join(marks)})" if marks else "")
 
 
-def _button(target: str, label: str, x: float, y: float, interactive: bool) -> str:
-    data = f' data-target="{_a(target)}" tabindex="-1"{TARGET_ROLE}' if interactive else ""
-    return (
-        f'<g class="button"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(BUTTON_W)}" height="24" rx="5" '
-        f'fill="#FFFFFF" stroke="{INK}" stroke-width="1.2" class="pick"{data} aria-label="{_a(label)}"/>'
-        f'<text x="{_n(x + BUTTON_W / 2)}" y="{_n(y + 16)}" text-anchor="middle" font-size="10.5" '
-        f'pointer-events="none">{_a(label)}</text></g>'
-    )
-
-
-@cache
-def _buttons() -> str:
-    out = []
-    for k, (target, label) in enumerate(BUTTONS):
-        row, col = divmod(k, BUTTONS_PER_ROW)
-        out.append(_button(target, label, MARGIN + col * (BUTTON_W + 4), MAP_HEIGHT + 44 + row * 30, True))
-    return "".join(out)
+def actions(view: dict[str, Any], seat: int | None) -> list[tuple[str, str]]:
+    """The action buttons the page puts beside the map (``Engine.board_actions``): always the same
+    list, of which the page shows those a legal move takes."""
+    return list(BUTTONS)
 
 
 def _status(view: dict[str, Any]) -> str:
@@ -411,10 +408,11 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     }
     status = _status(view)
     out = [
-        # A board this wide gets the page's whole width above the side panels (static/css/site.css).
+        # A board this wide gets the page's whole width above the side panels; on a desktop it fits the
+        # screen's height, with the actions beside it (static/css/site.css).
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="{root_role(interactive)}" class="board thewall" font-family="sans-serif" data-layout="wide" '
-        f'aria-label="The Wall: {_a(status)}">',
+        f'data-fit="height" style="--ratio: {WIDTH / HEIGHT:.4f}" aria-label="The Wall: {_a(status)}">',
         f"<title>The Wall: {_a(status)}</title>",
         STYLE,
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#EEF3F7"/>',
@@ -424,9 +422,10 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     for corpse in view.get("corpses", []):
         x, y = centre(str(corpse["hex"]))
         label = f"Corpse of {corpse.get('name')} on {corpse['hex']}"
+        # Left of the middle, where a unit standing on it leaves it in sight.
         out.append(
             f'<g class="corpse"><title>{_a(label)}</title>'
-            f'<text x="{_n(x)}" y="{_n(y + 7)}" font-size="20" text-anchor="middle" '
+            f'<text x="{_n(x - SIDE)}" y="{_n(y + 11)}" font-size="16" text-anchor="middle" '
             'fill="#555555">\u271d</text>'
             "</g>"
         )
@@ -439,22 +438,17 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
 
     top = MAP_HEIGHT
     out.append(f'<g class="strip" font-size="12" fill="{INK}">')
-    out.append(f'<text x="{_n(MARGIN)}" y="{top + 14}" font-size="13" class="status">{_a(status)}</text>')
+    out.append(
+        f'<text x="{_n(MARGIN)}" y="{top + 16}" font-size="13" font-weight="700" class="status">'
+        f"{_a(status)}</text>"
+    )
     last = view.get("last") or {}
     if last.get("text"):
         dice = str(last["text"])
-        if len(dice) > 150:
-            dice = dice[:147] + "..."
+        if len(dice) > DICE_CHARS:
+            dice = dice[: DICE_CHARS - 3] + "..."  # the whole of it is in the panel and the log
         out.append(
-            f'<text x="{_n(MARGIN)}" y="{top + 32}" font-size="11" class="dice">Dice: {_a(dice)}</text>'
+            f'<text x="{_n(MARGIN)}" y="{top + 36}" font-size="12" class="dice">Dice: {_a(dice)}</text>'
         )
-    if interactive:
-        out.append(_buttons())
-    else:
-        legend = (
-            "Circles: the Night's Watch (black) and Mance's Wildlings (brown); dashed: wandering Wildlings; "
-            "diamonds: true Others; squares: Wights. Red number: life."
-        )
-        out.append(f'<text x="{_n(MARGIN)}" y="{top + 56}" font-size="11">{_a(legend)}</text>')
     out.append("</g></svg>")
     return "".join(out)

@@ -14,7 +14,7 @@ import random
 import re
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
+from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View, waiting_for
 from games.engines.palette import SEAT_NAMES
 from games.engines.wallgo import svg as svg_module
 
@@ -440,6 +440,30 @@ class WallGo(Engine):
             "last_move": None if last is None else {**last, "move": dict(last["move"])},
             "end_reason": state["end_reason"],
         }
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        phase, to_move = view["phase"], view["to_move"]
+        if phase == "over" or to_move is None:
+            return "The game is over."
+        if phase == "placement":
+            if seat != to_move:
+                return waiting_for([to_move], "to place a token")
+            left = view["to_place"][seat]
+            if left == 1:
+                return "Place your last token on any empty square."
+            return f"Place a token on any empty square ({left} still to place)."
+        if seat != to_move:
+            return waiting_for([to_move], "to move a token and build a wall")
+        where = (
+            "on a side of the square where it stops"
+            if view["options"].get("rules") == "devils_plan"
+            else "on any free edge between two squares"
+        )
+        walls = view["walls_left"][seat]
+        return (
+            f"Choose one of your tokens and move it up to two squares (or keep it in place), then build a "
+            f"wall {where} ({walls} wall{'s' if walls != 1 else ''} left)."
+        )
 
     def outcome(self, state: State) -> list[float] | None:
         if state["phase"] != "over":

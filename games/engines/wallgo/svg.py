@@ -59,13 +59,28 @@ def _interior_edges(size: int) -> list[str]:
     return edges
 
 
-def _token(shape: str, cx: float, cy: float, fill: str, seat: int, *, mark: bool = False) -> str:
-    """A seat's piece, or (``mark``) the small copy of it that marks an empty square of its territory."""
+def _token(
+    shape: str,
+    cx: float,
+    cy: float,
+    fill: str,
+    seat: int,
+    *,
+    mark: bool = False,
+    on: str = "",
+    kind: str = "",
+) -> str:
+    """A seat's piece, or (``mark``) the small copy of it that marks an empty square of its territory.
+
+    ``on`` names the square it stands on (``data-on``), so the board script can show it moved before the
+    move is sent; ``kind`` replaces its class (the template of a piece not on the board)."""
     rad = CELL * 0.31 * (MARK if mark else 1.0)
-    kind, stroke = ("territory-mark", 1.5) if mark else ("token", 2.5)
+    stroke = 1.5 if mark else 2.5
+    kind = kind or ("territory-mark" if mark else "token")
+    where = f' data-on="{_a(on)}"' if on else ""
     common = (
         f'fill="{_a(fill)}" stroke="{INK}" stroke-width="{_n(stroke)}" class="{kind} seat-{seat}" '
-        f'data-seat="{seat}"'
+        f'data-seat="{seat}"{where}'
     )
     if shape == "circle":
         return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(rad)}" {common}/>'
@@ -195,8 +210,15 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
         owner = int(tokens[sq])
         x, y = corners[sq]
         shape = SEAT_SHAPES[owner % len(SEAT_SHAPES)]
-        out.append(_token(shape, x + CELL / 2, y + CELL / 2, seat_colour(owner), owner))
+        out.append(_token(shape, x + CELL / 2, y + CELL / 2, seat_colour(owner), owner, on=f"sq-{sq}"))
     out.append("</g>")
+
+    if interactive and seat is not None:
+        # The mover's own piece, drawn nowhere: the board script shows a copy of it on the square chosen
+        # for a token being placed, before the move is sent.
+        shape = SEAT_SHAPES[seat % len(SEAT_SHAPES)]
+        piece = _token(shape, 0, 0, seat_colour(seat), seat, kind="preview-token")
+        out.append(f'<defs><g data-preview-piece="own">{piece}</g></defs>')
 
     if interactive:
         # Wide invisible hit areas on top, so a wall is easy to pick even on a phone.

@@ -23,7 +23,7 @@ import random
 import re
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View
+from games.engines.base import Engine, Event, IllegalMove, Move, Option, Preview, State, View, waiting_for
 from games.engines.palette import SEAT_NAMES
 from games.engines.wildlings import svg as svg_module
 from games.engines.wildlings.cards import (
@@ -72,6 +72,33 @@ ROLE_OF = {
     "blades": "throne",
     "dark_wings": "court",
     "sword": "fiefdoms",
+}
+
+# The decisions (``pending``), as the deciding House is asked them and as the others wait for them.
+_DECISIONS = {
+    "blades": "A Throne of Blades: choose supply, muster or nothing (you hold the Iron Throne).",
+    "dark_wings": "Dark Wings, Dark Words: choose a Clash of Kings, a Game of Thrones or nothing "
+    "(you hold the King's Court).",
+    "sword": "Put to the Sword: forbid defend or march orders this round, or nothing (you hold Fiefdoms).",
+    "preemptive": "Preemptive Raid: lose two levies, or drop two places on your highest influence track.",
+    "king_reward": "A King Beyond the Wall: choose the influence track you take the top of.",
+    "king_other": "A King Beyond the Wall: choose the track you go to the bottom of.",
+    "horde_reward": "The Horde Descends: choose to muster a knight or footmen.",
+    "milkwater_other": "Massing on the Milkwater: choose a House card to discard from your hand.",
+    "mammoth_reward": "Mammoth Riders: choose a House card to take back from your discards.",
+}
+_DECIDING = {
+    "tie": "to break a tie (Iron Throne)",
+    "clash_tie": "to break a tie on an influence track (Iron Throne)",
+    "blades": "to choose for A Throne of Blades",
+    "dark_wings": "to choose for Dark Wings, Dark Words",
+    "sword": "to choose for Put to the Sword",
+    "preemptive": "to choose a loss for Preemptive Raid",
+    "king_reward": "to choose a track for A King Beyond the Wall",
+    "king_other": "to choose a track for A King Beyond the Wall",
+    "horde_reward": "to choose levies for The Horde Descends",
+    "milkwater_other": "to discard a House card",
+    "mammoth_reward": "to take back a House card",
 }
 
 MOVE_HINT = (
@@ -1365,6 +1392,26 @@ class Wildlings(Engine):
             return [f"discard-{value}"]
         return [f"opt-{value}"]
 
+    def move_preview(self, view: View, seat: int, move: Move) -> list[Preview]:
+        # The choice is written on the House's own row, in the column where it shows once revealed.
+        own = f"round-{seat}"
+        if "order" in move:
+            words = f"Order: {svg_module.order_label(move)}"
+            shapes: list[Preview] = [{"draw": "label", "at": own, "text": words}]
+            if "target" in move:
+                shapes.append({"draw": "ring", "at": f"house-{move['target']}"})
+            return shapes
+        (kind, value), *_ = move.items()
+        if kind in ("bid", "influence"):
+            return [{"draw": "label", "at": own, "text": f"Bid {value} Power"}]
+        if kind == "pick":
+            return [{"draw": "ring", "at": f"house-{value}"}]
+        if kind == "discard":
+            return [{"draw": "label", "at": own, "text": f"Discard House card {value}"}]
+        if kind == "take":
+            return [{"draw": "label", "at": own, "text": f"Take back House card {value}"}]
+        return [{"draw": "label", "at": own, "text": svg_module.OPTION_LABELS.get(str(value), str(value))}]
+
     # --- what may be known --------------------------------------------------------------------------
     def public_view(self, state: State) -> View:
         phase = state["phase"]
@@ -1471,6 +1518,46 @@ class Wildlings(Engine):
             "eliminated": list(state["eliminated"]),
             "end_reason": state["end_reason"],
         }
+
+    def prompt(self, view: View, seat: int | None) -> str:
+        phase, awaited = view["phase"], view["to_act"]
+        if phase == "over":
+            return "The game is over."
+        if phase == "westeros":
+            return "The Westeros cards are being drawn; the round goes on in a moment."
+        if phase in ("orders", "bidding"):
+            sealed = "sealed: the others see only that you have"
+            if phase == "orders":
+                yours = f"Give your order for this round, {sealed} given one."
+                done, doing = "Your order is given", "to give their orders"
+            else:
+                bidding = view["bidding"]
+                what = (
+                    f"the wildling attack (strength {bidding['strength']})"
+                    if bidding["kind"] == "wildlings"
+                    else f"the {bidding['name']} track"
+                )
+                yours = f"Bid Power for {what}, {sealed} bid."
+                done, doing = "Your bid is in", "to bid"
+            if seat in awaited:
+                return yours
+            waiting = waiting_for(awaited, doing)
+            if seat is not None and view["committed"][seat]:
+                return f"{done}; {waiting[0].lower()}{waiting[1:]}"
+            return waiting
+        pending = view["pending"]
+        if pending is None:
+            return "The round goes on in a moment."
+        kind = pending["kind"]
+        if seat != pending["seat"]:
+            return waiting_for([pending["seat"]], _DECIDING.get(kind, "to decide"))
+        data = pending["data"] or {}
+        if kind == "tie":
+            return f"The bids are tied: name the {data.get('side', '')} bidder (you hold the Iron Throne)."
+        if kind == "clash_tie":
+            track = TRACK_NAMES.get((view["clash"] or {}).get("track", ""), "influence")
+            return f"The bids are tied: choose the House placed next on the {track} track (Iron Throne)."
+        return _DECISIONS.get(kind, "Make your choice.")
 
     def private_view(self, state: State, seat: int) -> dict[str, Any]:
         if not 0 <= seat < state["seats"]:

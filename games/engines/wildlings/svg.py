@@ -306,11 +306,17 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
                 status = "thinking…"
         elif revealed is not None and revealed[row] is not None:
             order = revealed[row]
-            status = "order: " + _order_label(order)
+            status = "order: " + order_label(order)
         out.append(
             f'<text x="720" y="{ry + 23}" font-size="13" fill="{INK}" pointer-events="none" '
             f'class="status">{_a(status)}</text>'
         )
+        if acting:
+            # Where the board script shows the order or bid being chosen, before it is sent.
+            out.append(
+                f'<rect x="714" y="{ry + 4}" width="{WIDTH - 20 - 710}" height="{ROW_H - 12}" fill="none" '
+                f'pointer-events="none" data-place="round-{row}"/>'
+            )
         out.append("</g>")
     y += seats * ROW_H + 6
 
@@ -378,7 +384,8 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     return head + "".join(out) + "</svg>"
 
 
-def _order_label(order: dict[str, Any]) -> str:
+def order_label(order: dict[str, Any]) -> str:
+    """An order in words, as its House's row shows it once revealed (and to its House while chosen)."""
     kind = order.get("order")
     if kind == "raid":
         return f"raid {_name(order['target'])}"

@@ -1,5 +1,6 @@
-"""Everything `make run` starts: Redis (embedded unless REDIS_URL is set), two Celery workers (one for the
-default queue, one for computer opponents' moves), beat and the web server; Ctrl-C stops them all."""
+"""Everything `make run` starts: Redis (embedded unless REDIS_URL is set), then the demo data into an empty
+database, then two Celery workers (one for the default queue, one for computer opponents' moves), beat and
+the web server; Ctrl-C stops them all."""
 
 from __future__ import annotations
 
@@ -10,19 +11,25 @@ import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from wallsite.embedded_redis import redis_start, redis_stop
 
 
 class Command(BaseCommand):
-    help = "Start Redis (embedded unless REDIS_URL is set), Celery workers, beat and the web server."
+    help = (
+        "Start Redis (embedded unless REDIS_URL is set), load the demo data into an empty database, then "
+        "start Celery workers, beat and the web server."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--redis-port", type=int, default=6380, help="Port of the embedded Redis.")
+        parser.add_argument(
+            "--no-demo", dest="demo", action="store_false", help="Leave an empty database empty."
+        )
 
-    def handle(self, *args, addrport: str, redis_port: int, **options) -> None:
+    def handle(self, *args, addrport: str, redis_port: int, demo: bool, **options) -> None:
         env = os.environ.copy()
         redis = None
         if not os.environ.get("REDIS_URL"):
@@ -30,6 +37,15 @@ class Command(BaseCommand):
             env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
             self.stdout.write(f"Embedded Redis on 127.0.0.1:{redis_port}")
         python = sys.executable
+        if demo:
+            # Once Redis answers, so the demo's e-mails and computer moves are queued rather than each
+            # failing to reach it; in a process of its own, with the broker the workers will use.
+            self.stdout.flush()
+            loaded = subprocess.run([python, "manage.py", "seed_demo"], env=env, check=False)
+            if loaded.returncode != 0:
+                if redis is not None:
+                    redis_stop(redis)
+                raise CommandError("Loading the demo data failed (see above); nothing else was started.")
         schedule = str(settings.VAR_DIR / "celerybeat-schedule")
         worker = [python, "-m", "celery", "-A", "wallsite", "worker", "-l", "info"]
         commands = {

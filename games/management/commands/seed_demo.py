@@ -7,11 +7,14 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from games import services
 from games.models import Match
 from games.playouts import play_random_moves
+from leagues import services as leagues
+from leagues.models import Fixture, Season
 
 DEMO_PASSWORD = "wallsite-demo"
 DEMO_USERS = ("alice", "bob", "carol", "dave")
@@ -92,9 +95,38 @@ class Command(BaseCommand):
                 for user in others:
                     services.seat_join(match_id=match.pk, user=user)
                 play_random_moves(match_id=match.pk, rng=rng, moves=6)
+
+            self._league(alice, [alice, bob, carol, dave], rng)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo users {', '.join(DEMO_USERS)} created with password {DEMO_PASSWORD!r}; "
                 f"{Match.objects.count()} matches."
             )
         )
+
+    @staticmethod
+    def _league(organiser: User, players: list[User], rng: random.Random) -> None:
+        """A Wall Go league whose first season is under way: round 1 played, round 2 begun."""
+        league = leagues.league_create(
+            created_by=organiser,
+            name="Winter league",
+            game="wallgo",
+            description="Four friends, one move every few days.",
+            players_per_match=2,
+            move_time_limit=timedelta(days=3),
+            division_size=4,
+            points_by_place=[1, 0],
+        )
+        season = leagues.season_open(
+            league=league, starts_at=timezone.now() + timedelta(minutes=1), by=organiser
+        )
+        for user in players:
+            leagues.entry_signup(season_id=season.pk, user=user)
+        # The start is due at once, as the organiser's "Start now" makes it.
+        now = timezone.now()
+        Season.objects.filter(pk=season.pk).update(starts_at=now)
+        leagues.season_start(season_id=season.pk, now=now)
+        for fixture in Fixture.objects.filter(division__season=season).order_by("round", "table"):
+            moves = {1: 10_000, 2: 8}.get(fixture.round, 0)
+            if moves:
+                play_random_moves(match_id=fixture.match_id, rng=rng, moves=moves)
