@@ -258,7 +258,20 @@ def test_two_web_processes_and_two_workers_process_every_move_reminder_and_chanc
         for message in stack.sent_mail(to=addresses)
     )
     assert mailed == sent
-    assert sum(count for (_, kind), count in mailed.items() if kind == "match_event") == 2 * EXPIRED
+    # Of the news: each player of an expired turn hears of the timeout once; the rest are results, one
+    # to each player of each match that ended (they are never on its page here).
+    news = pg.rows(
+        "SELECT n.key, n.match_id FROM games_notification n "
+        "WHERE n.kind = 'match_event' AND n.status = 'sent' AND n.user_id = ANY(%s)",
+        [user_ids],
+    )
+    assert sum(":timeout:" in row["key"] for row in news) == 2 * EXPIRED
+    finished = {row["id"] for row in pg.rows("SELECT id FROM games_match WHERE status = 'finished'")}
+    results = Counter(row["match_id"] for row in news if row["key"].endswith(":end"))
+    assert set(results) <= finished
+    # Two people who never opened the page: both are told how a finished match ended, once.
+    assert all(results[match_id] == 2 for match_id in set(ids["dice_pairs"]) & finished), results
+    assert sum(count for (_, kind), count in mailed.items() if kind == "match_event") == len(news)
 
     # The topology was really used: both web processes answered and both workers ran tasks.
     for web in webs:
