@@ -173,17 +173,11 @@ def _stairways_push() -> Step:
     engine = _engine("stairways")
     first: Step | None = None
     for seed in range(SEARCH_GAMES):
-        state = _start(engine, seed, seats=2)
-        rng = random.Random(seed)
-        for _ in range(SEARCH_STEPS):
-            if engine.is_over(state):
-                break
-            if engine.chance_pending(state):
-                state, _ = engine.resolve_chance(state, rng)
+        for played in _steps(engine, _start(engine, seed, seats=2), random.Random(seed), limit=SEARCH_STEPS):
+            state, seat = played.before, played.seat
+            if seat is None:
                 continue
-            seat = min(engine.actors(state))
-            moves = engine.legal_moves(state, seat)
-            for move in moves:
+            for move in engine.legal_moves(state, seat):
                 if "wall" in move and "play" in move:
                     after, events = engine.apply(state, seat, move)
                     if not any(e.kind == "push" for e in events):
@@ -192,7 +186,6 @@ def _stairways_push() -> Step:
                     if engine.view(after, None)["awaiting"] == "play" and len(events) <= 3:
                         return step
                     first = first or step
-            state, _ = engine.apply(state, seat, rng.choice(moves))
     if first is None:
         raise NoExample("no wall pivot in the searched games pushes a piece")
     return first
@@ -227,24 +220,17 @@ def _thewall_attack() -> tuple[Step, list[Event]]:
     """The first plain melee attack, in seeded random games, whose dice cost the defender a life point."""
     engine = _engine("thewall")
     for seed in range(SEARCH_GAMES):
-        state = _start(engine, seed, seats=2)
-        rng = random.Random(seed)
-        for _ in range(SEARCH_STEPS):
-            if engine.is_over(state):
-                break
-            if engine.chance_pending(state):
-                state, _ = engine.resolve_chance(state, rng)
+        for played in _steps(engine, _start(engine, seed, seats=2), random.Random(seed), limit=SEARCH_STEPS):
+            state, seat = played.before, played.seat
+            if seat is None:
                 continue
-            seat = min(engine.actors(state))
-            moves = engine.legal_moves(state, seat)
-            for move in (m for m in moves if m.get("act") == "attack"):
+            for move in (m for m in engine.legal_moves(state, seat) if m.get("act") == "attack"):
                 declared, events = engine.apply(state, seat, move)
                 if not engine.chance_pending(declared):
                     continue
                 rolled, dice = engine.resolve_chance(declared, random.Random(seed))
                 if any(e.kind in ("wound", "killed") for e in dice):
                     return Step(state, seat, move, rolled, events), dice
-            state, _ = engine.apply(state, seat, rng.choice(moves))
     raise NoExample("no attack in the searched games draws blood")
 
 
