@@ -17,8 +17,6 @@ import logging
 import time
 from collections.abc import Callable
 
-import redis
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
@@ -27,36 +25,13 @@ logger = logging.getLogger(__name__)
 KEY_SECONDS = 30
 GENERATION_SECONDS = 24 * 3600
 AWAY_SECONDS = 10.0
-REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
 
-# Per process, hints rather than counts: when the cache may be tried again after it failed, and the
-# client of the cache's Redis.
+# Per process, a hint rather than a count: when the cache may be tried again after it failed.
 _away_until = 0.0
-_client: redis.Redis | None = None
-_client_for: object = None
-
-
-def _redis() -> redis.Redis | None:
-    """A client of the cache's own Redis, made once per process; None when the cache is not Redis (the
-    test suite's in-memory cache), whose Django API is used instead. Django's Redis cache makes a client
-    per call, a tenth of a millisecond that the server's commonest request cannot spare."""
-    global _client, _client_for
-    config = settings.CACHES.get("default", {})
-    if _client_for is not config:
-        _client, _client_for = None, config
-        if config.get("BACKEND") == REDIS_CACHE:
-            location = config["LOCATION"]
-            options = config.get("OPTIONS", {})
-            _client = redis.Redis.from_url(
-                location if isinstance(location, str) else location[0],
-                socket_timeout=options.get("socket_timeout"),
-                socket_connect_timeout=options.get("socket_connect_timeout"),
-            )
-    return _client
 
 
 def _names(match_id: int) -> tuple[str, str]:
-    return f"wallsite:live:{match_id}:generation", f"wallsite:live:{match_id}:key"
+    return f"live:{match_id}:generation", f"live:{match_id}:key"
 
 
 def match_changed(match_id: int) -> None:
@@ -67,12 +42,8 @@ def match_changed(match_id: int) -> None:
 def _next_generation(match_id: int) -> None:
     generation, _ = _names(match_id)
     try:
-        client = _redis()
-        if client is not None:
-            client.pipeline().incr(generation).expire(generation, GENERATION_SECONDS).execute()
-        else:
-            cache.add(generation, 0, GENERATION_SECONDS)
-            cache.incr(generation)
+        cache.add(generation, 0, GENERATION_SECONDS)
+        cache.incr(generation)
     except Exception:
         # Redis is away: the cached keys went with it, or expire within KEY_SECONDS.
         logger.warning("Could not mark match %s changed in the cache", match_id, exc_info=True)
@@ -84,31 +55,19 @@ def cached_key(match_id: int, read: Callable[[], str | None]) -> str | None:
     if time.monotonic() < _away_until:
         return read()
     generation_name, key_name = _names(match_id)
-    client = _redis()
     try:
-        if client is not None:
-            raw_generation, raw_entry = client.mget([generation_name, key_name])
-            generation = raw_generation.decode() if raw_generation is not None else ""
-            stored, _, key = (raw_entry or b"").decode().partition("|")
-            if raw_entry is not None and stored == generation:
-                return key
-        else:
-            found = cache.get_many([generation_name, key_name])
-            generation = str(found.get(generation_name, ""))
-            stored, _, key = str(found.get(key_name, "")).partition("|")
-            if key_name in found and stored == generation:
-                return key
+        found = cache.get_many([generation_name, key_name])
     except Exception:
         _away()
         return read()
+    generation = str(found.get(generation_name, ""))
+    stored, _, key = str(found.get(key_name, "")).partition("|")
+    if key_name in found and stored == generation:
+        return key
     key = read()
     if key is not None:
-        entry = f"{generation}|{key}"
         try:
-            if client is not None:
-                client.set(key_name, entry, ex=KEY_SECONDS)
-            else:
-                cache.set(key_name, entry, KEY_SECONDS)
+            cache.set(key_name, f"{generation}|{key}", KEY_SECONDS)
         except Exception:
             _away()
     return key

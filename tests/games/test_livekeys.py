@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def redis_cache(url: str) -> dict:
     return {
         "default": {
-            "BACKEND": livekeys.REDIS_CACHE,
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
         }
