@@ -13,24 +13,8 @@ from leagues.models import Entry, Fixture, FixturePlayer, League, Season
 class LeagueForm(TextCheckedForm, forms.ModelForm):
     class Meta:
         model = League
-        fields = [
-            "name",
-            "slug",
-            "game",
-            "description",
-            "players_per_match",
-            "options",
-            "move_time_limit",
-            "bank_initial",
-            "bank_increment",
-            "bank_max",
-            "pause_weekends",
-            "timeout_policy",
-            "division_size",
-            "meetings",
-            "points_by_place",
-            "promotion_places",
-        ]
+        # The address and the game are set once; everything else is what may change between seasons.
+        fields = ["name", "slug", "game", *[name for name in services.SETTINGS if name != "name"]]
 
     def clean(self) -> dict:
         data = super().clean()
