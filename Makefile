@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint audit chromium migrate demo bench clean
+.PHONY: run test install lint audit chromium migrate demo bench balance bots clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -58,3 +58,14 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
+
+# Balance of every game and player count with the normal bot in every seat, written to docs/balance.md
+# (100 games a table; hours of CPU: give it the machine's cores with WORKERS=n).
+WORKERS ?= 2
+balance: install
+	$(BIN)/python bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended \
+	  --workers $(WORKERS) --markdown docs/balance.md
+
+# The bots' strength and speed in every game (bench/bots.py: targets printed beside each figure).
+bots: install
+	$(BIN)/python bench/bots.py --workers $(WORKERS)

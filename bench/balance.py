@@ -1,33 +1,61 @@
-"""Balance of any registered game from bot-against-bot games: win rate by seat, the engine's own counts,
-and optionally what happens to a House that never bids.
+"""Balance of the registered games from bot-against-bot games: win rate by seat and by side, how games end,
+how long they last, and optionally what happens to a House that never bids.
 
-    python bench/balance.py --slug wildlings [--games 1000] [--players 4] [--seed S] [--bot random]
-                            [--never-bids SEAT|rotate] [--bid-key bid] [--workers 1]
+    python bench/balance.py --all [--games 100] [--workers 2] [--markdown docs/balance.md]
+    python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
+                            [--bot normal] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
-engines and the bots). Every game is seeded by its number, so two runs with the same arguments agree.
+engines and the bots). ``make balance`` regenerates ``docs/balance.md`` with the command in its heading.
 
-- **Win rate by seat.** A game's winners are the seats with the best ``outcome``; a sole winner scores
-  1, and a draw between k seats gives each 1/k (printed apart as "draw shares").
-- **Engine counts.** When the engine has ``balance_stats(state) -> dict[str, float]``, those counts are
-  summed over the finished games and printed with their mean per game.
+**What is played.** ``--all`` takes every registered game (``--slug`` names some), each at every player
+count it allows (``--players`` picks some). ``--option key=value`` sets an engine option for the games
+that have it; ``key=a,b`` runs each value, and several keys run every combination (for example
+``--option layout=classic,maze --option pieces=first_game,recommended``). The ``--bot`` level (``normal``
+by default) plays every seat. All the games of all settings are spread over ``--workers`` processes.
+Every game is seeded by its number, so two runs with the same arguments deal the same games; the search
+levels also stop on a time limit, so their choices repeat exactly only on an equally fast machine.
+
+**How many games.** 100 a setting by default: a win rate's standard error is at most
+sqrt(0.25 / 100) = 5 points, so each figure is good to about +-5 points (one standard error; +-5 points
+at 95% confidence takes ``--games 400``). The tables print each figure's standard error beside it.
+
+**What is reported** (a contract any engine can meet without this script knowing the game):
+
+- **Seats.** A game's winners are the seats with the best ``outcome``; a sole winner scores 1 and a draw
+  between k seats gives each 1/k (counted apart as draw shares). In a team game partners who win
+  together each score 1; a draw is between sides. The mean ``outcome`` per seat is shown
+  too (the only figure that means anything for a one-seat game).
+- **Sides.** When ``engine.teams(seats)`` names two or more sides, each side's win rate (a draw shared
+  as above). Their names come from ``engine.team_names(seats) -> list[str]`` when the engine has it
+  (one name per side, in the order of ``teams``), else from their seats ("seats 0, 2").
+- **Engine counts.** ``engine.balance_stats(state) -> dict[str, float]`` on each finished game, if the
+  engine has it. A key that is 0 or 1 in every game is shown as the share of games where it is 1 (one
+  key per end reason, 1.0 for the reason that ended the game; which side won); any other key as its
+  mean per game with the least and the most (rounds played, attacks).
+- **End reasons.** Without ``balance_stats``, the public view's ``end_reason`` text, as shares of games.
+- **Length.** Moves a game (player moves; chance steps are not counted), mean, least and most.
+- **Limits.** A seat or side is marked over its limit when it wins more than 60% where two sides or two
+  seats play, or more than twice its fair share with more.
 - **Never bids** (``--never-bids``): the same games are played twice with the same seeds, once with
   every seat played by the bot and once with one seat (a number, or ``rotate``: seat ``game % players``)
   wrapped in :class:`NeverBids`: whenever every legal move is a bid (a move whose only key is
   ``--bid-key`` with a whole number), it bids the least; otherwise the bot chooses. The script prints
   that seat's win rate in both runs and the bidders' mean win rate beside it.
 
-It reports and never fails: the exit code is always 0 (2 for bad arguments).
+It reports and never fails: the exit code is always 0 (2 for bad arguments). ``--markdown PATH`` also
+writes the tables as Markdown, one per game, player count and set of options.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import random
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,8 +67,12 @@ if str(ROOT) not in sys.path:
 from games.bots import LEVELS, Bot, bot_for  # noqa: E402
 from games.engines import registry  # noqa: E402
 from games.engines.base import Engine, Move, State  # noqa: E402
+from games.engines.palette import SEAT_NAMES  # noqa: E402
 
 STEP_CAP = 20_000
+DEFAULT_GAMES = 100
+TWO_SIDED_LIMIT = 0.60
+FAIR_SHARE_TIMES = 2.0
 
 
 class NeverBids:
@@ -65,13 +97,34 @@ class NeverBids:
         return self.bot.choose(engine, state, seat, rng)
 
 
+@dataclass(frozen=True)
+class Setting:
+    """One table of the report: a game, its player count and the options set (the rest default)."""
+
+    slug: str
+    players: int
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        engine = registry.get_engine(self.slug)
+        text = f"{engine.title}, {self.players} player{'s' if self.players != 1 else ''}"
+        if self.options:
+            text += " (" + ", ".join(f"{k}={v}" for k, v in self.options) + ")"
+        return text
+
+
 @dataclass
 class GameResult:
+    setting: Setting
     number: int
     finished: bool
     winners: list[int] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)
-    steps: int = 0
+    end_reason: str | None = None
+    moves: int = 0
+    seconds: float = 0.0
     special: int | None = None  # the seat wrapped in NeverBids, if any
 
 
@@ -83,22 +136,30 @@ def _special_seat(spec: str | None, number: int, players: int) -> int | None:
     return int(spec)
 
 
-def play_one(args: tuple[str, int, str, str, int, str | None, str]) -> GameResult:
-    slug, players, bot_kind, seed, number, never, bid_key = args
-    engine = registry.get_engine(slug)
+def _seed_text(seed: str, setting: Setting, number: int, stream: str) -> str:
+    # Without options the text is the one earlier versions used, so published figures replay.
+    options = "".join(f":{k}={v}" for k, v in setting.options)
+    return f"{seed}:{setting.slug}:{setting.players}{options}:{number}:{stream}"
+
+
+def play_one(args: tuple[Setting, str, str, int, str | None, str]) -> GameResult:
+    setting, bot_kind, seed, number, never, bid_key = args
+    start = time.perf_counter()
+    engine = registry.get_engine(setting.slug)
     bot = bot_for(bot_kind)
+    players = setting.players
     special = _special_seat(never, number, players)
     policies: list[Any] = [bot] * players
     if special is not None:
         policies[special] = NeverBids(bot, bid_key)
     # One generator for setup and chance, one for the bots: the wrapper changes choices, never the deal.
-    chance = random.Random(f"{seed}:{slug}:{players}:{number}:chance")
-    choose = random.Random(f"{seed}:{slug}:{players}:{number}:choose")
-    state = engine.new_state(seats=players, options={}, rng=chance)
-    steps = 0
+    chance = random.Random(_seed_text(seed, setting, number, "chance"))
+    choose = random.Random(_seed_text(seed, setting, number, "choose"))
+    state = engine.new_state(seats=players, options=dict(setting.options), rng=chance)
+    steps = moves = 0
     while not engine.is_over(state):
         if steps >= STEP_CAP:
-            return GameResult(number, False, special=special, steps=steps)
+            return GameResult(setting, number, False, moves=moves, special=special)
         steps += 1
         if engine.chance_pending(state):
             state, _ = engine.resolve_chance(state, chance)
@@ -106,153 +167,394 @@ def play_one(args: tuple[str, int, str, str, int, str | None, str]) -> GameResul
         seat = min(engine.actors(state))
         move = policies[seat].choose(engine, state, seat, choose)
         state, _ = engine.apply(state, seat, move)
-    outcome = engine.outcome(state) or []
+        moves += 1
+    outcome = list(engine.outcome(state) or [])
     best = max(outcome)
     winners = [s for s, v in enumerate(outcome) if v == best]
     hook = getattr(engine, "balance_stats", None)
-    stats = hook(state) if callable(hook) else {}
-    return GameResult(number, True, winners, dict(stats), steps, special)
+    stats = {k: float(v) for k, v in hook(state).items()} if callable(hook) else {}
+    reason = engine.public_view(state).get("end_reason")
+    return GameResult(
+        setting,
+        number,
+        True,
+        winners,
+        outcome,
+        stats,
+        None if reason is None else str(reason),
+        moves,
+        time.perf_counter() - start,
+        special,
+    )
+
+
+@dataclass
+class Side:
+    name: str
+    seats: list[int]
+    score: float = 0.0
 
 
 @dataclass
 class Summary:
+    setting: Setting
     games: int
-    finished: int
-    wins: list[float]  # sole wins
-    draws: list[float]  # shares of draws
-    stats: dict[str, float]
-    special_score: float  # wins plus draw shares of the NeverBids seat
-    special_games: int
-    seconds: float
+    finished: int = 0
+    wins: list[float] = field(default_factory=list)  # sole wins
+    draws: list[float] = field(default_factory=list)  # shares of draws
+    score_sums: list[float] = field(default_factory=list)
+    sides: list[Side] = field(default_factory=list)
+    stats: dict[str, list[float]] = field(default_factory=dict)
+    reasons: Counter[str] = field(default_factory=Counter)
+    moves: list[int] = field(default_factory=list)
+    special_score: float = 0.0  # wins plus draw shares of the NeverBids seat
+    special_games: int = 0
+    seconds: float = 0.0  # the games' own time, summed over workers
+
+    def rate(self, seat: int) -> float:
+        return (self.wins[seat] + self.draws[seat]) / self.finished if self.finished else 0.0
+
+    @property
+    def parties(self) -> int:
+        """How many sides play: the teams, or else every seat for itself."""
+        return len(self.sides) or self.setting.players
+
+    def limit(self, parties: int) -> float:
+        """The win rate above which a seat or side among ``parties`` is marked."""
+        return TWO_SIDED_LIMIT if parties == 2 else min(1.0, FAIR_SHARE_TIMES / parties)
 
 
-def run(
-    slug: str, games: int, players: int, bot: str, seed: str, never: str | None, bid_key: str, workers: int
-) -> Summary:
-    jobs = [(slug, players, bot, seed, n, never, bid_key) for n in range(games)]
-    start = time.perf_counter()
-    if workers > 1:
-        with multiprocessing.Pool(workers) as pool:
-            results = pool.map(play_one, jobs, chunksize=8)
-    else:
-        results = [play_one(job) for job in jobs]
-    wins = [0.0] * players
-    draws = [0.0] * players
-    stats: dict[str, float] = defaultdict(float)
-    special_score = 0.0
-    special_games = 0
-    finished = 0
-    for result in results:
+def _sides(engine: Engine, players: int) -> list[Side]:
+    teams = engine.teams(players)
+    if not teams or len(teams) < 2:
+        return []
+    names_hook = getattr(engine, "team_names", None)
+    names = list(names_hook(players)) if callable(names_hook) else []
+    sides = []
+    for index, seats in enumerate(teams):
+        name = names[index] if index < len(names) else "seats " + ", ".join(map(str, seats))
+        sides.append(Side(name, list(seats)))
+    return sides
+
+
+def summarise(setting: Setting, games: int, results: list[GameResult]) -> Summary:
+    engine = registry.get_engine(setting.slug)
+    n = setting.players
+    summary = Summary(
+        setting, games, wins=[0.0] * n, draws=[0.0] * n, score_sums=[0.0] * n, sides=_sides(engine, n)
+    )
+    party = list(range(n))
+    for index, side in enumerate(summary.sides):
+        for seat in side.seats:
+            party[seat] = index
+    stats: dict[str, list[float]] = defaultdict(list)
+    keys = {k for r in results if r.finished for k in r.stats}
+    for result in sorted(results, key=lambda r: r.number):
+        summary.seconds += result.seconds
         if not result.finished:
             continue
-        finished += 1
-        share = 1.0 / len(result.winners)
+        summary.finished += 1
+        # Partners who win together share nothing: a draw is between sides (seats, without teams).
+        won = {party[s] for s in result.winners}
+        share = 1.0 / len(won)
         for seat in result.winners:
-            if len(result.winners) == 1:
-                wins[seat] += 1.0
+            if len(won) == 1:
+                summary.wins[seat] += 1.0
             else:
-                draws[seat] += share
+                summary.draws[seat] += share
+        for index, side in enumerate(summary.sides):
+            side.score += share if index in won else 0.0
+        for seat, value in enumerate(result.scores[:n]):
+            summary.score_sums[seat] += value
         if result.special is not None:
-            special_games += 1
+            summary.special_games += 1
             if result.special in result.winners:
-                special_score += share
-        for key, value in result.stats.items():
-            stats[key] += value
-    return Summary(
-        games, finished, wins, draws, dict(stats), special_score, special_games, time.perf_counter() - start
+                summary.special_score += share
+        for key in keys:
+            stats[key].append(result.stats.get(key, 0.0))
+        if not keys and result.end_reason is not None:
+            summary.reasons[result.end_reason] += 1
+        summary.moves.append(result.moves)
+    summary.stats = dict(stats)
+    return summary
+
+
+def run_all(
+    settings: list[Setting],
+    *,
+    games: int,
+    bot: str,
+    seed: str,
+    never: str | None,
+    bid_key: str,
+    workers: int,
+) -> tuple[list[Summary], float]:
+    """Play ``games`` games of every setting; the summaries in the order given, and the wall time."""
+    jobs = [(s, bot, seed, number, never, bid_key) for s in settings for number in range(games)]
+    start = time.perf_counter()
+    by_setting: dict[Setting, list[GameResult]] = defaultdict(list)
+    if workers > 1:
+        with multiprocessing.Pool(workers) as pool:
+            for result in pool.imap_unordered(play_one, jobs):
+                by_setting[result.setting].append(result)
+                _progress(by_setting, result.setting, games)
+    else:
+        for job in jobs:
+            result = play_one(job)
+            by_setting[result.setting].append(result)
+            _progress(by_setting, result.setting, games)
+    summaries = [summarise(s, games, by_setting[s]) for s in settings]
+    return summaries, time.perf_counter() - start
+
+
+def _progress(by_setting: dict[Setting, list[GameResult]], setting: Setting, games: int) -> None:
+    if len(by_setting[setting]) == games and games >= 20:
+        print(f"  ... {setting.label}: {games} games played", file=sys.stderr, flush=True)
+
+
+# --- text report ---------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def _error(p: float, n: int) -> float:
+    return 100 * (p * (1 - p) / n) ** 0.5 if n else 0.0
+
+
+def _is_share(values: list[float]) -> bool:
+    return all(v in (0.0, 1.0) for v in values)
+
+
+def _seat_name(seat: int) -> str:
+    return f"seat {seat} ({SEAT_NAMES[seat % len(SEAT_NAMES)]})"
+
+
+def rows(summary: Summary) -> list[tuple[str, str, str, str, bool]]:
+    """(what, win rate, standard error, mean score, over its limit) for every seat, then every side."""
+    n = summary.finished
+    players = summary.setting.players
+    out = []
+    for seat in range(players):
+        rate = summary.rate(seat)
+        over = summary.parties > 1 and rate > summary.limit(summary.parties)
+        mean = summary.score_sums[seat] / n if n else 0.0
+        out.append((_seat_name(seat), _pct(rate), f"{_error(rate, n):.1f}", f"{mean:.2f}", over))
+    for side in summary.sides:
+        rate = side.score / n if n else 0.0
+        over = rate > summary.limit(len(summary.sides))
+        out.append((f"side {side.name}", _pct(rate), f"{_error(rate, n):.1f}", "", over))
+    return out
+
+
+def facts(summary: Summary) -> list[tuple[str, str]]:
+    """(what, figure) for the game length, the end reasons and the engine's counts."""
+    n = summary.finished
+    out: list[tuple[str, str]] = []
+    if summary.moves:
+        mean = sum(summary.moves) / len(summary.moves)
+        out.append(("moves a game", f"{mean:.1f} (least {min(summary.moves)}, most {max(summary.moves)})"))
+    for reason, count in summary.reasons.most_common():
+        out.append((f"ended: {reason}", _pct(count / n).strip()))
+    shares = {k: v for k, v in summary.stats.items() if _is_share(v)}
+    for key in sorted(shares):
+        out.append((key, f"{_pct(sum(shares[key]) / n).strip()} of games"))
+    for key in sorted(set(summary.stats) - set(shares)):
+        values = summary.stats[key]
+        out.append((key, f"{sum(values) / n:.2f} a game (least {min(values):g}, most {max(values):g})"))
+    return out
+
+
+def print_summary(summary: Summary) -> None:
+    s = summary
+    print(
+        f"{s.setting.label}: {s.finished} of {s.games} games finished "
+        f"({s.seconds:.0f} s of play, {s.seconds / max(1, s.games):.1f} s a game)"
     )
+    print(f"  {'':<22} {'win rate':>8} {'+-':>5} {'mean score':>10}")
+    for what, rate, error, mean, over in rows(s):
+        print(f"  {what:<22} {rate:>8} {error:>5} {mean:>10}{'  OVER THE LIMIT' if over else ''}")
+    for what, figure in facts(s):
+        print(f"  {what}: {figure}")
+    if s.finished < s.games:
+        print(f"  ({s.games - s.finished} games did not finish within {STEP_CAP} steps)")
 
 
-def _rate(x: float, n: int) -> str:
-    return f"{100 * x / n:5.1f}%" if n else "  n/a"
+# --- Markdown ------------------------------------------------------------------------------------------
+def markdown(
+    summaries: list[Summary], *, command: str, bot: str, games: int, seed: str, wall: float, workers: int
+) -> str:
+    lines = [
+        "# Balance",
+        "",
+        f"Bot-against-bot games, {games} per table, the **{bot}** bot in every seat, seed `{seed}`, made "
+        f"by the command below in {_duration(wall)} of wall time on {workers} worker process"
+        f"{'es' if workers != 1 else ''} (`make balance` runs the full one; see `bench/balance.py`).",
+        "",
+        f"    {command}",
+        "",
+        "A win shared by k seats (or sides, in a team game) counts 1/k to each. ± is one standard error "
+        f"in points ({games} games give at most {_error(0.5, games):.0f}). A seat or side in **bold** wins "
+        f"more than {100 * TWO_SIDED_LIMIT:.0f}% where two seats or sides play, or more than twice its fair "
+        "share with more. Mean score is the mean of the engine's `outcome` for the seat. Moves count the "
+        "players' moves, not chance steps; the other rows are the engine's own counts (`balance_stats`): a "
+        "share of games for a yes-or-no count (how the game ended, who won), otherwise the mean a game.",
+        "",
+    ]
+    current = None
+    for summary in summaries:
+        engine = registry.get_engine(summary.setting.slug)
+        if summary.setting.slug != current:
+            current = summary.setting.slug
+            lines += [f"## {engine.title}", ""]
+        title = f"{summary.setting.players} player{'s' if summary.setting.players != 1 else ''}"
+        if summary.setting.options:
+            title += ", " + ", ".join(f"{k} {v}" for k, v in summary.setting.options)
+        lines += [f"### {title}", ""]
+        unfinished = summary.games - summary.finished
+        note = f", {unfinished} cut off unfinished" if unfinished else ""
+        each = summary.seconds / max(1, summary.games)
+        lines += [f"{summary.finished} games{note}; {each:.1f} s of play a game.", ""]
+        lines += ["| | win rate | ± | mean score |", "|---|---:|---:|---:|"]
+        for what, rate, error, mean, over in rows(summary):
+            rate = rate.strip()
+            if over:
+                what, rate = f"**{what}**", f"**{rate}**"
+            lines.append(f"| {what} | {rate} | {error} | {mean} |")
+        lines += ["", "| | |", "|---|---|"]
+        lines += [f"| {what} | {figure} |" for what, figure in facts(summary)]
+        lines.append("")
+    return "\n".join(lines)
 
 
-def print_seats(summary: Summary, title: str) -> None:
-    n = summary.finished
-    print(f"{title}: {n} of {summary.games} games finished in {summary.seconds:.1f} s")
-    print("  seat   wins  draw shares  win rate")
-    for seat, (w, d) in enumerate(zip(summary.wins, summary.draws, strict=True)):
-        print(f"  {seat:>4} {w:6.0f} {d:12.1f}  {_rate(w + d, n)}")
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
-def print_stats(summary: Summary) -> None:
-    if not summary.stats:
-        return
-    n = summary.finished
-    print("  engine counts (balance_stats): total, mean per game")
-    for key in sorted(summary.stats):
-        total = summary.stats[key]
-        print(f"    {key:<36} {total:10.0f} {total / n if n else 0:8.2f}")
+# --- arguments -----------------------------------------------------------------------------------------
+class BadArguments(ValueError):
+    pass
+
+
+def settings_for(slugs: list[str], players: list[int] | None, options: list[str]) -> list[Setting]:
+    """Every setting the arguments ask for, in registry order; BadArguments with the reason if none."""
+    wanted: dict[str, list[str]] = {}
+    for item in options:
+        key, sep, values = item.partition("=")
+        if not sep or not key or not values:
+            raise BadArguments(f"--option takes key=value (or key=a,b), not {item!r}.")
+        wanted.setdefault(key, [])
+        wanted[key] += [v for v in values.split(",") if v and v not in wanted[key]]
+    used: set[str] = set()
+    out: list[Setting] = []
+    for slug in slugs:
+        engine = registry.get_engine(slug)
+        counts = range(engine.min_players, engine.max_players + 1)
+        chosen = [p for p in counts if players is None or p in players]
+        if players and not chosen:
+            raise BadArguments(f"{engine.title} is for {engine.min_players} to {engine.max_players} players.")
+        mine = {k: v for k, v in wanted.items() if k in engine.options}
+        for key, values in mine.items():
+            used.add(key)
+            bad = [v for v in values if v not in engine.options[key].choices]
+            if bad:
+                allowed = ", ".join(engine.options[key].choices)
+                raise BadArguments(f"{engine.title}: {key} is one of {allowed}, not {', '.join(bad)}.")
+        combos = [tuple(zip(mine, values, strict=True)) for values in itertools.product(*mine.values())]
+        out += [Setting(slug, p, combo) for p in chosen for combo in combos]
+    unknown = sorted(set(wanted) - used)
+    if unknown:
+        raise BadArguments(f"No game chosen has the option {', '.join(unknown)}.")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--slug", required=True, choices=registry.slugs())
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--players", type=int, default=None)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--all", action="store_true", help="every registered game")
+    which.add_argument("--slug", action="append", choices=registry.slugs(), help="a game (repeatable)")
+    parser.add_argument("--players", type=int, action="append", help="a player count (repeatable)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE[,VALUE]")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games a setting")
     parser.add_argument("--seed", default="balance")
-    parser.add_argument("--bot", default="random", choices=list(LEVELS))
+    parser.add_argument("--bot", default="normal", choices=list(LEVELS))
     parser.add_argument("--never-bids", default=None, metavar="SEAT|rotate")
     parser.add_argument("--bid-key", default="bid")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--markdown", type=Path, default=None, metavar="PATH")
     args = parser.parse_args(argv)
-    engine = registry.get_engine(args.slug)
-    players = args.players or engine.min_players
-    if not engine.min_players <= players <= engine.max_players:
-        print(f"{engine.title} is for {engine.min_players} to {engine.max_players} players.", file=sys.stderr)
+    # The tests register small engines of their own; --all means the site's games.
+    slugs = (
+        [s for s in registry.slugs() if registry.ENGINES[s].startswith("games.")]
+        if args.all
+        else list(dict.fromkeys(args.slug))
+    )
+    try:
+        if args.games < 1 or args.workers < 1:
+            raise BadArguments("--games and --workers take a whole number from 1.")
+        settings = settings_for(slugs, args.players, args.option)
+        if args.never_bids not in (None, "rotate") and (
+            not args.never_bids.isdigit() or any(int(args.never_bids) >= s.players for s in settings)
+        ):
+            raise BadArguments("--never-bids takes a seat number below every player count, or 'rotate'.")
+    except BadArguments as exc:
+        print(exc, file=sys.stderr)
         return 2
-    if args.never_bids not in (None, "rotate") and (
-        not args.never_bids.isdigit() or int(args.never_bids) >= players
-    ):
-        print("--never-bids takes a seat number below --players, or 'rotate'.", file=sys.stderr)
-        return 2
-    common = (args.slug, args.games, players, args.bot, args.seed)
     print(
-        f"{engine.title} ({args.slug}), {players} players, {args.games} games, bot {args.bot}, "
-        f"seed {args.seed!r}"
+        f"{len(settings)} setting{'s' if len(settings) != 1 else ''}, {args.games} games each, bot "
+        f"{args.bot}, seed {args.seed!r}, {args.workers} worker{'s' if args.workers != 1 else ''}"
     )
-    base = run(*common, None, args.bid_key, args.workers)
-    print_seats(base, "Every seat played by the bot")
-    print_stats(base)
-    if args.never_bids is None:
-        return 0
-    tried = run(*common, args.never_bids, args.bid_key, args.workers)
-    who = (
-        "the rotating seat (game number mod players)"
-        if args.never_bids == "rotate"
-        else f"seat {args.never_bids}"
-    )
+    common = {"games": args.games, "bot": args.bot, "seed": args.seed, "bid_key": args.bid_key}
+    base, wall = run_all(settings, never=None, workers=args.workers, **common)
     print()
-    print_seats(tried, f"{who.capitalize()} never bids (key {args.bid_key!r}), the others as before")
-    print_stats(tried)
-    n_base, n_tried = base.finished, tried.finished
-    if args.never_bids == "rotate":
-        # Every seat takes the role equally often, so the same seat's baseline is the fair share.
-        baseline = 1.0 / players
-    else:
-        seat = int(args.never_bids)
-        baseline = (base.wins[seat] + base.draws[seat]) / n_base if n_base else 0.0
+    for summary in base:
+        print_summary(summary)
+        print()
+    print(f"Wall time {_duration(wall)} on {args.workers} worker{'s' if args.workers != 1 else ''}.")
+    if args.markdown is not None:
+        command = "python bench/balance.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        text = markdown(
+            base,
+            command=command,
+            bot=args.bot,
+            games=args.games,
+            seed=args.seed,
+            wall=wall,
+            workers=args.workers,
+        )
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text, encoding="utf-8")
+        print(f"Wrote {args.markdown}.")
+    if args.never_bids is not None:
+        tried, _ = run_all(settings, never=args.never_bids, workers=args.workers, **common)
+        for before, after in zip(base, tried, strict=True):
+            print()
+            print_never_bids(before, after, args.never_bids, args.bid_key)
+    return 0
+
+
+def print_never_bids(base: Summary, tried: Summary, spec: str, bid_key: str) -> None:
+    players = base.setting.players
+    who = "the rotating seat (game number mod players)" if spec == "rotate" else f"seat {spec}"
+    print(f"{base.setting.label}: {who} never bids (key {bid_key!r}), the others as before")
+    # Under "rotate" every seat takes the role equally often, so the same seat's baseline is the fair share.
+    baseline = 1.0 / players if spec == "rotate" else base.rate(int(spec))
     never = tried.special_score / tried.special_games if tried.special_games else 0.0
-    bidders = (1.0 - never) / (players - 1)
-    print()
-    print("Never bids against bids:")
-    error = 100 * (never * (1 - never) / tried.special_games) ** 0.5 if tried.special_games else 0.0
+    bidders = (1.0 - never) / (players - 1) if players > 1 else 0.0
+    error = _error(never, tried.special_games)
     print(
-        f"  the House that never bids wins          {100 * never:5.1f}% of {tried.special_games} games "
+        f"  the House that never bids wins          {_pct(never)} of {tried.special_games} games "
         f"(standard error {error:.1f} points)"
     )
-    print(f"  each House that bids wins on average    {100 * bidders:5.1f}% (same games)")
-    print(f"  the same seat when it bids like the rest {100 * baseline:5.1f}% (of {n_base} games)")
+    print(f"  each House that bids wins on average    {_pct(bidders)} (same games)")
+    print(f"  the same seat when it bids like the rest {_pct(baseline)} (of {base.finished} games)")
     # Against the same seat when it bids: that takes the seat's own advantage out of the comparison
     # (under "rotate" it is the fair share, and then "never <= baseline" also means "never <= bidders").
     verdict = "no more often" if never <= baseline else "MORE OFTEN"
     print(f"  => the House that never bids wins {verdict} than one that bids.")
-    if n_tried < args.games or n_base < args.games:
-        print(
-            f"  ({args.games - n_tried} and {args.games - n_base} games did not finish "
-            f"within {STEP_CAP} steps)"
-        )
-    return 0
 
 
 if __name__ == "__main__":

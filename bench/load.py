@@ -1,7 +1,7 @@
 """A realistic mix of players against the whole site on loopback, at increasing concurrency.
 
     python bench/load.py [--levels 4,8,16,32,64] [--seconds 8] [--workers 4] [--threads 1]
-                         [--celery-workers 1] [--reminders-per-second 5]
+                         [--celery-workers 1] [--reminders-per-second 5] [--live-pages 0] [--live-every 4.8]
                          [--database-url postgres://postgres@127.0.0.1:5432/wallsite_loadbench]
 
 Run from the repository root with the project's Python (.venv/bin/python). It creates the database if
@@ -21,10 +21,15 @@ sends the next one, chosen at random by the ``--mix`` weights:
   the next move of a random game planned beforehand with the engine (Wall Go has no chance and no
   secrets, so the planned position is the server's), so choosing costs the client nothing.
 
-Meanwhile the bench makes ``--reminders-per-second`` reminders fall due; beat's sweep claims them and
+With ``--live-pages``, that many open match pages (of the simulated users' matches, with their
+sessions) follow their match meanwhile as static/js/live.js does: a poll every ``--live-every`` seconds
+with the ETag of the last answer, a 304 while nothing changed. Their polls are reported apart from the
+mix. Meanwhile the bench makes ``--reminders-per-second`` reminders fall due; beat's sweep claims them and
 the workers send them, along with the "your turn" e-mails the moves cause. For each concurrency it
 prints throughput and p50/p99 latency per kind of request, and at the end the concurrency at which
-p99 passes 200 ms. It reports and asserts nothing: the exit code is 0 unless the setup failed. Each
+p99 passes 200 ms; and, per level, the CPU the server spent per request (gunicorn's processes, Redis
+and this database's PostgreSQL backends, read from /proc), which other work on a shared machine slows
+but does not add to. It reports and asserts nothing: the exit code is 0 unless the setup failed. Each
 run adds its own players and matches; the database is left in place.
 """
 
@@ -49,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.api import Server, _cpu_spent  # noqa: E402  (needs the path above)
 from bench.common import Setup, cpu_times, free_port, site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
@@ -70,6 +76,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--history", type=int, default=24, help="moves already played in each long match")
     parser.add_argument("--reminders-per-second", type=float, default=5.0)
     parser.add_argument("--mix", default="dashboard=45,match page=40,move=15", help="weights per kind")
+    parser.add_argument(
+        "--live-pages", type=int, default=0, help="open match pages following their match meanwhile"
+    )
+    parser.add_argument("--live-every", type=float, default=4.8, help="seconds between an open page's polls")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     args = parser.parse_args()
     try:
@@ -84,6 +94,8 @@ def _arguments() -> argparse.Namespace:
         parser.error("--levels must be positive and --mix must give some kind a weight")
     if args.seconds <= 0 or args.workers < 1 or args.threads < 1 or args.celery_workers < 1:
         parser.error("--seconds, --workers, --threads and --celery-workers must be positive")
+    if args.live_pages < 0 or args.live_every <= 0:
+        parser.error("--live-pages must be at least 0 and --live-every positive")
     return args
 
 
@@ -234,6 +246,14 @@ class Level:
     mails: int = 0
     client_cpu: float = 0.0
     machine_cpu: float = math.nan
+    # CPU seconds of gunicorn's processes, Redis and this database's PostgreSQL backends (the Celery
+    # worker's queries included), and PostgreSQL's part of them: on a shared machine, what the site
+    # costs per request, whatever else the cores are busy with.
+    server_cpu: float = math.nan
+    database_cpu: float = math.nan
+    # The open pages' polls (--live-pages), apart from the mix: their latencies and answers by status.
+    polls: list[float] = field(default_factory=list)
+    poll_answers: dict[int, int] = field(default_factory=dict)
     no_moves_left: int = 0
 
     def percentile(self, kind: str | None, q: float) -> float:
@@ -297,7 +317,15 @@ def _count_mails(directory: Path) -> int:
     return sum(path.read_bytes().count(separator) for path in directory.iterdir())
 
 
-def _measure(level: int, users: list[User], base: str, args: argparse.Namespace, mail_dir: Path) -> Level:
+def _measure(
+    level: int,
+    users: list[User],
+    base: str,
+    args: argparse.Namespace,
+    mail_dir: Path,
+    server: Server,
+    known: dict[tuple[int, str], dict[str, str]],
+) -> Level:
     result = Level(concurrency=level)
     start = time.perf_counter()
     record_from = start + args.warmup
@@ -307,24 +335,109 @@ def _measure(level: int, users: list[User], base: str, args: argparse.Namespace,
 
     async def run() -> None:
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
-        marks["cpu"], marks["machine"] = time.process_time(), cpu_times()
+        marks["cpu"], marks["machine"], marks["server"] = time.process_time(), cpu_times(), server.cpu()
 
     async def main() -> None:
         loops = [
             _user_loop(user, base, args.weights, record_from=record_from, until=until, level=result)
             for user in users[:level]
         ]
-        await asyncio.gather(run(), *loops)
+        pages = _open_pages(users, base, args, known, record_from, until, result)
+        await asyncio.gather(run(), *loops, pages)
 
     asyncio.run(main())
     wall = time.perf_counter() - record_from
     result.seconds = args.seconds
     result.client_cpu = (time.process_time() - marks["cpu"]) / wall
+    result.server_cpu, result.database_cpu = _cpu_spent(marks["server"], server.cpu())
     busy, total = cpu_times()
     spent = total - marks["machine"][1]
     result.machine_cpu = (busy - marks["machine"][0]) / spent if spent else math.nan
     result.mails = _count_mails(mail_dir) - mails_before
     return result
+
+
+def _page_url(users: list[User], number: int) -> tuple[int, str]:
+    """The simulated user and the poll address of open page ``number``."""
+    user_index = number % len(users)
+    pages = users[user_index].pages
+    return user_index, f"/matches/{pages[number // len(users) % len(pages)]}/live/"
+
+
+def _poll_headers(response) -> dict[str, str]:
+    """What live.js sends after an answer with the page's parts: its ETag and the keys of what it shows."""
+    body = response.json()
+    return {
+        "If-None-Match": response.headers.get("ETag", ""),
+        "X-Live-Board": body["keys"]["board"],
+        "X-Live-Log": body["keys"]["log"],
+    }
+
+
+def _first_answers(users: list[User], base: str, args: argparse.Namespace) -> dict[tuple[int, str], dict]:
+    """Each distinct open page's first answer, before anything is measured: a page starts polling with
+    the keys its HTML embeds, so its first poll is a 304 when nothing changed."""
+    import httpx
+
+    known: dict[tuple[int, str], dict[str, str]] = {}
+    for number in range(args.live_pages):
+        user_index, url = _page_url(users, number)
+        if (user_index, url) in known:
+            continue
+        cookies = {"sessionid": users[user_index].session}
+        response = httpx.get(f"{base}{url}", cookies=cookies, timeout=30.0)
+        if response.status_code == 200:
+            known[(user_index, url)] = _poll_headers(response)
+    return known
+
+
+async def _open_pages(
+    users: list[User],
+    base: str,
+    args: argparse.Namespace,
+    known: dict[tuple[int, str], dict[str, str]],
+    record_from: float,
+    until: float,
+    level: Level,
+) -> None:
+    """``--live-pages`` open match pages of the simulated users' matches, each polling its match every
+    ``--live-every`` seconds as static/js/live.js does: with the ETag of its last answer and the keys of
+    the board and the log it shows, so that an unchanged match is a 304."""
+    import httpx
+
+    if not args.live_pages:
+        return
+    clients = [
+        httpx.AsyncClient(base_url=base, timeout=30.0, cookies={"sessionid": user.session}) for user in users
+    ]
+
+    async def page(number: int) -> None:
+        user_index, url = _page_url(users, number)
+        http = clients[user_index]
+        headers = dict(known.get((user_index, url), {}))
+        # Spread over the interval, as pages opened at different times are.
+        await asyncio.sleep(args.live_every * number / args.live_pages)
+        while time.perf_counter() < until:
+            began = time.perf_counter()
+            try:
+                response = await http.get(url, headers=headers)
+                status = response.status_code
+                if status == 200:
+                    # The next level's pages of this match start from what this one learnt.
+                    headers = known[(user_index, url)] = _poll_headers(response)
+            except httpx.HTTPError:
+                status = 0
+            ended = time.perf_counter()
+            if began >= record_from and ended <= until:
+                level.polls.append(ended - began)
+                level.poll_answers[status] = level.poll_answers.get(status, 0) + 1
+            await asyncio.sleep(max(0.0, args.live_every - (ended - began)))
+
+    try:
+        await asyncio.gather(*(page(number) for number in range(args.live_pages)))
+    finally:
+        for http in clients:
+            await http.aclose()
 
 
 def _warm_up(users: list[User], base: str, args: argparse.Namespace, seconds: float = 4.0) -> None:
@@ -402,6 +515,11 @@ def _report(
         f"after {args.warmup:g} s of warm-up."
     )
     print(f"Mix: {mix}; a closed loop without think time, so concurrency = requests in flight.")
+    if args.live_pages:
+        print(
+            f"Meanwhile {args.live_pages} open match pages poll their match every {args.live_every:g} s "
+            "(not counted in the mix)."
+        )
     print(
         f"This machine has {os.cpu_count()} CPU cores, shared by the simulated users (one Python process), "
         "gunicorn, PostgreSQL, Redis and the workers: a separate client and server would do better."
@@ -427,6 +545,21 @@ def _report(
             f"{'':>11}  e-mails sent by the workers: {level.mails}; CPU: machine {level.machine_cpu:.0%}, "
             f"the simulated users {level.client_cpu:.2f} cores"
         )
+        if level.polls:
+            polls = sorted(level.polls)
+            p99 = polls[min(len(polls) - 1, math.ceil(0.99 * len(polls)) - 1)] * 1000
+            answers = ", ".join(
+                f"{status or 'failed'}: {n}" for status, n in sorted(level.poll_answers.items())
+            )
+            rate = len(polls) / level.seconds
+            print(f"{'':>11}  open pages' polls: {rate:.1f}/s, p99 {p99:.1f} ms ({answers})")
+        answered = level.count(None) + len(level.polls)
+        if answered:
+            print(
+                f"{'':>11}  server CPU per request (polls included): "
+                f"{level.server_cpu / answered * 1000:.1f} ms "
+                f"(PostgreSQL {level.database_cpu / answered * 1000:.1f} ms of it)"
+            )
     print()
     print(f"Reminders made due during the run: {feeder.made_due}.")
     errors: dict[str, int] = {}
@@ -519,6 +652,8 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         processes.append(_spawn(beat, env=env, log=scratch / "beat.log"))
         _warm_up(users, base, args)
         load = _background_load()
+        server = Server(gunicorn=processes[0].pid, redis=setup.redis_pid, database=config["NAME"])
+        known = _first_answers(users, base, args)
         print(
             f"gunicorn is up on {base}, with {args.celery_workers} Celery worker(s) and beat; measuring ..."
         )
@@ -528,7 +663,7 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         feeder.running.set()
         levels = []
         for level in args.levels:
-            result = _measure(level, users, base, args, mail_dir)
+            result = _measure(level, users, base, args, mail_dir, server, known)
             levels.append(result)
             print(
                 f"  concurrency {level}: {result.count(None) / result.seconds:.0f} req/s, "

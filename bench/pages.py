@@ -10,8 +10,9 @@ over three hundred log lines) to each of the ``--lengths``, chance steps include
 rounds that visit every match in turn, so that the machine's other load falls on all alike, it times
 in process (Django's test client: no sockets, no gunicorn, the database on loopback):
 
-- the match page as the player to move, the board SVG, the API's match view and the first page of the
-  log (``/matches/{id}/log/``);
+- the match page as the player to move (the first load of the position, then a second one, whose
+  parts come from the cache), the board SVG, the API's match view and the first page of the log
+  (``/matches/{id}/log/``);
 - a move over the API by the player to move (the match's log grows by a line or two per round).
 
 It prints, per kind and log length, the median and 90th percentile in milliseconds and the number of
@@ -39,7 +40,7 @@ from bench.common import site_on_postgres, statistics_refresh  # noqa: E402  (ne
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_pagesbench"
 GAME = "thewall"
-KINDS = ("match page", "board SVG", "API match", "log page", "move (API)")
+KINDS = ("match page", "page again", "board SVG", "API match", "log page", "move (API)")
 
 
 def _arguments() -> argparse.Namespace:
@@ -145,6 +146,8 @@ def _measure(matches: dict[int, int], rounds: int) -> dict[tuple[str, int], tupl
             client.force_login(seat.user)
             api = {"HTTP_AUTHORIZATION": f"Token {Token.objects.get_or_create(user=seat.user)[0].key}"}
             timed("match page", length, client.get, reverse("match-detail", args=[match_id]))
+            # Unchanged since: its board, legal moves, panel and log come from the cache.
+            timed("page again", length, client.get, reverse("match-detail", args=[match_id]))
             timed("board SVG", length, client.get, reverse("match-board", args=[match_id]))
             timed("API match", length, client.get, f"/api/matches/{match_id}/", **api)
             timed("log page", length, client.get, reverse("match-log", args=[match_id]) + "?page=1")

@@ -19,7 +19,7 @@ class MatchAdmin(admin.ModelAdmin):
     search_fields = ("id", "name", "seats__user__username")
     readonly_fields = ("version", "created_at", "started_at", "finished_at", "updated_at")
     # The engine state and the RNG state are server-only: the admin does not show them either.
-    exclude = ("public_view", "engine_state", "rng_state")
+    exclude = ("public_view", "engine_state", "rng_state", "seed")
     raw_id_fields = ("created_by", "rematch_of")
     inlines = [SeatInline]
 

@@ -8,7 +8,7 @@ from games import bots
 from games.engines import registry
 from games.engines.base import Engine, OptionsInvalid
 from games.models import Match
-from games.text import TextCheckedForm
+from games.text import TextCheckedForm, validate_one_line
 
 CLOCK_FIELDS = [
     "move_time",
@@ -79,7 +79,12 @@ class MatchCreateForm(ClockForm):
     bot_level = forms.ChoiceField(
         label="Computer strength", choices=bots.kinds, initial=bots.DEFAULT, required=False
     )
-    name = forms.CharField(max_length=80, required=False, help_text="Optional; shown in the lobby.")
+    name = forms.CharField(
+        max_length=80,
+        required=False,
+        validators=[validate_one_line],
+        help_text="Optional; shown in the lobby.",
+    )
     rated = forms.BooleanField(
         label="Rated",
         required=False,

@@ -1,5 +1,6 @@
 """The key of what a match's open pages show, kept in the cache (Redis) so that an unchanged poll of a
-match page reads no row of the database.
+match page reads no row of the database; and the cache reads and writes of the pages' parts
+(games/views.py), which share its fall-back when the cache is away.
 
 The key itself comes from the match's row (``selectors.match_live_key``), which every change to the
 page touches. The cache holds it beside a generation number of the match: every service that changes
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
@@ -71,6 +73,28 @@ def cached_key(match_id: int, read: Callable[[], str | None]) -> str | None:
         except Exception:
             _away()
     return key
+
+
+def cache_read(names: list[str]) -> dict[str, Any]:
+    """The entries stored under ``names`` (those found); none while the cache is away."""
+    if not names or time.monotonic() < _away_until:
+        return {}
+    try:
+        return cache.get_many(names)
+    except Exception:
+        _away()
+        return {}
+
+
+def cache_write(entries: dict[str, Any], seconds: int) -> None:
+    """Store ``entries`` for ``seconds``; a cache that is away stores nothing, and the callers make
+    them again."""
+    if not entries or time.monotonic() < _away_until:
+        return
+    try:
+        cache.set_many(entries, seconds)
+    except Exception:
+        _away()
 
 
 def _away() -> None:

@@ -2,6 +2,8 @@
 
 The engine's full state and the RNG state are server-only: they live in ``Match.engine_state`` /
 ``Match.rng_state`` (and ``Move.state_after``) and no page, API answer or log ever serialises them.
+``Match.seed`` is server-only too until the match has ended (``Match.seed_revealed``); its SHA-256,
+``Match.seed_commitment``, is public from the start.
 What leaves the server is ``Match.public_view`` (what a spectator may know) plus, for a player, that
 seat's ``HiddenHand`` (what only that seat may know).
 """
@@ -74,7 +76,14 @@ class Match(models.Model):
 
     public_view = models.JSONField(null=True, blank=True, editable=False)
     engine_state = models.JSONField(null=True, blank=True, editable=False)  # server-only
+    # Matches from before seeds only: their Mersenne Twister, which they keep drawing from (games/rng.py).
     rng_state = models.JSONField(null=True, blank=True, editable=False)  # server-only
+    # Provable dice (games/rng.py): the secret seed, told once the match has ended, and its SHA-256,
+    # public from the start; empty for a match from before seeds. ``chance_steps`` counts the numbered
+    # random steps drawn so far (0 is the setup): the next one's number.
+    seed = models.CharField(max_length=64, blank=True, editable=False)  # server-only until the end
+    seed_commitment = models.CharField(max_length=64, blank=True, editable=False)
+    chance_steps = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -101,6 +110,24 @@ class Match(models.Model):
     @property
     def display_name(self) -> str:
         return self.name or self.engine.title
+
+    @property
+    def provable(self) -> bool:
+        """Whether the match draws from a committed seed (not an old match's Mersenne Twister)."""
+        return bool(self.seed_commitment)
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+    @property
+    def seed_revealed(self) -> str:
+        """The seed once the match has ended (anyone may then re-run its draws); "" until then."""
+        return self.seed if self.ended and self.provable else ""
+
+
+# A match in one of these states draws nothing more: its seed may be told.
+ENDED = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
 
 
 class Seat(models.Model):
@@ -191,6 +218,9 @@ class Move(models.Model):
     notation_visible_to = models.JSONField(null=True, blank=True, editable=False)
     events = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The number of the random step this line drew from (a chance step, a skipped turn), if any: with
+    # the revealed seed, anyone can draw it again.
+    chance_step = models.PositiveIntegerField(null=True, blank=True, editable=False)
     # Snapshot after this move, so replays and pages never re-run the log. Server-only.
     state_after = models.JSONField(editable=False)
 

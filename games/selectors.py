@@ -51,17 +51,21 @@ class MatchView:
         )
 
 
-def match_get(*, match_id: Any) -> Match:
-    """The match for a reader: without the random generator's state, kilobytes no page ever needs."""
+def match_get(*, match_id: Any, state: bool = True) -> Match:
+    """The match for a reader: without the random generator's state, kilobytes no page ever needs, and
+    without the engine's state unless ``state`` (read on first use then)."""
+    deferred = ("rng_state",) if state else ("rng_state", "engine_state")
     try:
-        return Match.objects.defer("rng_state").get(pk=match_key(match_id))
+        return Match.objects.defer(*deferred).get(pk=match_key(match_id))
     except Match.DoesNotExist:
         raise NotFound("There is no such match.") from None
 
 
-def match_view_for(*, match_id: Any, user: AbstractBaseUser | None) -> MatchView:
-    """What this user may see of the match: the public view, plus its own hand when seated."""
-    match = match_get(match_id=match_id)
+def match_view_for(*, match_id: Any, user: AbstractBaseUser | None, state: bool = True) -> MatchView:
+    """What this user may see of the match: the public view, plus its own hand when seated. Without
+    ``state``, the engine's full state is read only if something asks for it (a page whose parts are
+    in the cache does not)."""
+    match = match_get(match_id=match_id, state=state)
     seats = list(match.seats.select_related("user", "hidden_hand"))
     seat = None
     if user is not None and user.is_authenticated:

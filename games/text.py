@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,10 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 # U+FFFE and U+FFFF of each of the 17 planes.
 _PLANE_ENDS = "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(17))
 _REFUSED = re.compile(f"[\x00\ud800-\udfff\ufdd0-\ufdef{_PLANE_ENDS}]")
+
+# Control characters (a line break, a tab), line and paragraph separators, and invisible formatting (a
+# right-to-left override would turn the rest of a row around): none belongs in a name shown in a list.
+_NOT_IN_A_LINE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 # Parsed JSON nests no deeper than this anywhere the site reads it (an API body nests three levels).
 MAX_DEPTH = 32
@@ -48,6 +53,14 @@ def text_problem(text: str) -> str | None:
     if 0xD800 <= code <= 0xDFFF:
         return f"holds a lone surrogate (U+{code:04X}), half of a character without its other half"
     return f"holds U+{code:04X}, which Unicode reserves as a non-character"
+
+
+def line_problem(text: str) -> str | None:
+    """None when ``text`` can be shown as one line of a list, otherwise what is wrong with it."""
+    for char in text:
+        if unicodedata.category(char) in _NOT_IN_A_LINE:
+            return f"holds U+{ord(char):04X}, a control or formatting character"
+    return None
 
 
 def data_problem(data: Any, *, what: str = "The data", max_depth: int = MAX_DEPTH) -> str | None:
@@ -100,6 +113,15 @@ def validate_text(value: Any) -> None:
         problem = data_problem(value, what="This value")
         if problem:
             raise ValidationError(problem, code="unreadable")
+
+
+def validate_one_line(value: Any) -> None:
+    """A validator for a name (of a match, say): one line of text, as ``line_problem`` says."""
+    problem = line_problem(value) if isinstance(value, str) else None
+    if problem:
+        raise ValidationError(
+            f"A name is one line of text; this one {problem}: remove it and try again.", code="not_one_line"
+        )
 
 
 class TextCheckedForm(forms.BaseForm):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games import views
+from games import record_views, views
 
 urlpatterns = [
     # First: the open pages' poll is the site's commonest request, and is found before the others.
@@ -24,4 +24,7 @@ urlpatterns = [
     path("matches/<int:match_id>/seen/", views.match_seen, name="match-seen"),
     path("matches/<int:match_id>/rematch/", views.match_rematch, name="match-rematch"),
     path("calendar/<slug:token>.ics", views.calendar_feed, name="calendar-feed"),
+    path("matches/<int:match_id>/verify/", record_views.match_verify, name="match-verify"),
+    path("matches/<int:match_id>/record.json", record_views.match_record_download, name="match-record"),
+    path("records/import/", record_views.record_import, name="record-import"),
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import SESSION_KEY, get_user_model
@@ -13,10 +16,11 @@ from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.functional import SimpleLazyObject
+from django.utils.html import json_script
 from django.utils.http import quote_etag
 from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 
-from games import calendar, presence, rulebook, selectors, services
+from games import calendar, livekeys, presence, rulebook, selectors, services
 from games.engines.base import Engine, Move, View
 from games.engines.registry import UnknownGame
 from games.errors import Forbidden, NotFound, RematchExists, ServiceError
@@ -59,9 +63,45 @@ def favicon(request: HttpRequest) -> HttpResponse:
 def my_matches(request: HttpRequest) -> HttpResponse:
     # The key first: a change made while the rows are read then shows at the first poll.
     key = selectors.matches_live_key(user_id=request.user.pk)
-    matches = selectors.matches_for_user(user=request.user)
-    context = {"matches": matches, "live_etag": quote_etag(_etag(key, _viewer(request)))}
+    mine = _mine_parts(request, key, ("table", "count"))
+    context = {
+        "table_html": mine["table"],
+        "awaiting_count": mine["count"],
+        "live_etag": quote_etag(_etag(key, _viewer(request))),
+    }
     return render(request, "games/my_matches.html", context)
+
+
+# My matches' rows and the header's count of matches awaiting the user are kept in the cache under a key
+# naming the user's matches' versions, log lengths and latest change (selectors.matches_live_key), which
+# any change to one of them moves on; the rows also under the viewer's time zone and the minute, since
+# they say "in 2 hours" and "5 minutes ago" (so an entry is of use for a minute or two only).
+
+MINE_SECONDS = 2 * 60
+
+
+def _mine_parts(request: HttpRequest, key: str, names: tuple[str, ...]) -> dict[str, Any]:
+    minute = int(timezone.now().timestamp() // 60)
+    keys = {
+        "count": f"page:mine-count:{key}",
+        "table": f"page:mine-table:{key}:{timezone.get_current_timezone_name()}:{minute}",
+    }
+    wanted = {name: keys[name] for name in names}
+    found = livekeys.cache_read(list(wanted.values()))
+    parts: dict[str, Any] = {}
+    made: dict[str, Any] = {}
+    for name, part_key in wanted.items():
+        if part_key in found:
+            parts[name] = found[part_key]
+        elif name == "count":
+            parts[name] = made[part_key] = selectors.matches_awaiting_count(user=request.user)
+        else:
+            matches = selectors.matches_for_user(user=request.user)
+            table = render_to_string("games/_my_matches_table.html", {"matches": matches})
+            parts[name] = made[part_key] = table
+    livekeys.cache_write(made, MINE_SECONDS)
+    # The rows come back from the cache as the SafeString the template made (the cache pickles it).
+    return parts
 
 
 @require_http_methods(["GET", "POST"])
@@ -238,7 +278,7 @@ def _run(request: HttpRequest, action, success: str) -> bool:
 
 def _view_or_404(request: HttpRequest, match_id: int) -> selectors.MatchView:
     try:
-        return selectors.match_view_for(match_id=match_id, user=request.user)
+        return selectors.match_view_for(match_id=match_id, user=request.user, state=False)
     except NotFound:
         raise Http404("There is no such match.") from None
 
@@ -253,23 +293,20 @@ def _choice(engine: Engine, view: View, seat: int, move: Move) -> dict:
     return choice
 
 
-def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: MoveForm | None = None) -> dict:
+def _detail_context(
+    request: HttpRequest,
+    mv: selectors.MatchView,
+    move_form: MoveForm | None = None,
+    *,
+    parts: tuple[str, ...] = ("board", "panel", "log"),
+) -> dict:
+    """The match page's context. Its ``parts`` (the board with its legal moves, the panel, the log) come
+    from the cache, made once per version of the match and viewer seat (see _parts); a part not asked
+    for is left empty."""
     match = mv.match
     engine = match.engine
-    board = ""
-    choices: list[dict] = []
-    actions: list[tuple[str, str]] = []
-    if match.status != Match.Status.OPEN and mv.view:
-        board = engine.render_svg(mv.view, mv.viewer_position, interactive=mv.my_turn)
-        if mv.my_turn:
-            # The board script walks these click paths; the server stays the only judge of legality.
-            choices = [
-                _choice(engine, mv.view, mv.viewer_position, m)
-                for m in engine.legal_moves(match.engine_state, mv.viewer_position)
-            ]
-            # Buttons beside the board for the actions a legal move takes, and no others.
-            offered = {target for choice in choices for target in choice["path"]}
-            actions = [a for a in engine.board_actions(mv.view, mv.viewer_position) if a[0] in offered]
+    made = _parts(mv, parts)
+    board = made.get("board", BLANK_BOARD)
     if move_form is None:
         move_form = MoveForm(initial={"version": match.version})
     else:
@@ -282,22 +319,18 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
         "mv": mv,
         **_follow_context(request, mv),
         "engine": engine,
-        "board": board,
-        "choices": choices,
-        "actions": actions,
+        "board": board["svg"],
+        # The parts are our own templates' and json_script's SafeStrings, escaped when they were made.
+        "choices_script": board["choices"],
+        "actions": board["actions"],
         # What a big board shows beside it (its key, the viewer's hand), or nothing.
         "beside_templates": [f"{engine.slug}/_beside.html", "games/_beside.html"],
-        # A game's own side panel, or the plain one for a game without (the tests' small engines).
-        "panel_templates": [f"{engine.slug}/_panel.html", "games/_panel.html"],
+        "panel_html": made.get("panel", ""),
+        "log_html": made.get("log", ""),
         "has_rules": rulebook.has_rules(engine.slug),
         # The step at hand in one sentence, above the board.
         "prompt": selectors.match_prompt(mv=mv),
         "move_form": move_form,
-        # The latest lines only, so a long match's page costs what a short one's does.
-        "log": selectors.match_log_for(
-            match=match, position=mv.viewer_position, first=match.log_length - LOG_LINES_ON_PAGE + 1
-        ),
-        "log_hidden": max(0, match.log_length - LOG_LINES_ON_PAGE),
         "can_join": (
             match.status == Match.Status.OPEN
             and request.user.is_authenticated
@@ -310,6 +343,106 @@ def _detail_context(request: HttpRequest, mv: selectors.MatchView, move_form: Mo
             if name in engine.options
         ],
     }
+
+
+# --- the match page's parts, kept in the cache ----------------------------------------------------------
+#
+# What one version of a match shows to one seat never changes: its board (the picture, the legal moves
+# the board's script offers and the buttons beside it), its panel and its log are made once and kept in
+# the cache under a key naming what they are drawn from and the seat they are drawn for. The board
+# changes only with the match's version (every change of the position and of the hands bumps it), the
+# log with its length, the panel (the seats' names and standing too) with anything the live key names.
+# A change makes new keys, so nothing is ever deleted; an entry goes PART_SECONDS after it was made (a
+# page read again days later makes its parts again: the cache serves the reloads and polls of a while,
+# and holds a board's legal moves, tens of kilobytes, no longer than that). A key is
+# never shared between seats, since a seat's parts may show its hidden hand; spectators share theirs.
+# The parts hold nothing of the request (no session, no CSRF token, no time of day): that is added when
+# the page is rendered.
+
+PART_SECONDS = 10 * 60
+BLANK_BOARD = {"svg": "", "choices": "", "actions": []}
+
+
+def _part_key(mv: selectors.MatchView, name: str) -> str:
+    """``page:<part>:<seat>:<match>:...``: the viewer's seat (or "spectator") always third."""
+    match = mv.match
+    seat = "spectator" if mv.viewer_position is None else f"seat{mv.viewer_position}"
+    # The game and the creation time too: a test database gives a new match the number of a removed one.
+    made = match.created_at.timestamp() if match.created_at else 0
+    if name == "board":
+        drawn_from = _board_key(mv)
+    elif name == "log":
+        drawn_from = str(match.log_length)
+    else:
+        drawn_from = f"{selectors.match_live_key_of(match)}.{int(mv.my_turn)}"
+    return f"page:{name}:{seat}:{match.pk}:{match.game}:{made}:{drawn_from}"
+
+
+def _parts(mv: selectors.MatchView, names: tuple[str, ...]) -> dict[str, Any]:
+    """The named parts of the match page for this viewer, from the cache; those missing are made and
+    stored in one call."""
+    keys = {name: _part_key(mv, name) for name in names}
+    found = livekeys.cache_read(list(keys.values()))
+    parts: dict[str, Any] = {}
+    made: dict[str, Any] = {}
+    for name, key in keys.items():
+        if key in found:
+            parts[name] = found[key]
+        else:
+            parts[name] = made[key] = PART_MAKERS[name](mv)
+    livekeys.cache_write(made, PART_SECONDS)
+    return parts
+
+
+def _board_part(mv: selectors.MatchView) -> dict[str, Any]:
+    """The board as the viewer's seat sees it and, on its turn, the legal moves its script walks (the
+    server stays the only judge of legality) and the buttons for the actions they take."""
+    match = mv.match
+    if match.status == Match.Status.OPEN or not mv.view:
+        return BLANK_BOARD
+    engine = match.engine
+    svg = engine.render_svg(mv.view, mv.viewer_position, interactive=mv.my_turn)
+    if not mv.my_turn:
+        return {"svg": svg, "choices": "", "actions": []}
+    choices = [
+        _choice(engine, mv.view, mv.viewer_position, m)
+        for m in engine.legal_moves(match.engine_state, mv.viewer_position)
+    ]
+    offered = {target for choice in choices for target in choice["path"]}
+    actions = [a for a in engine.board_actions(mv.view, mv.viewer_position) if a[0] in offered]
+    return {"svg": svg, "choices": json_script(choices, "legal-moves"), "actions": actions}
+
+
+def _panel_part(mv: selectors.MatchView) -> str:
+    engine = mv.match.engine
+    context = {
+        "match": mv.match,
+        "mv": mv,
+        # A game's own side panel, or the plain one for a game without (the tests' small engines).
+        "panel_templates": [f"{engine.slug}/_panel.html", "games/_panel.html"],
+    }
+    # No request: nothing of the viewer but its seat's view can reach a part shared by its later loads.
+    return render_to_string("games/_match_panel.html", context)
+
+
+def _log_part(mv: selectors.MatchView) -> str:
+    """The latest lines only, so a long match's page costs what a short one's does."""
+    match = mv.match
+    context = {
+        "match": match,
+        "log": selectors.match_log_for(
+            match=match, position=mv.viewer_position, first=match.log_length - LOG_LINES_ON_PAGE + 1
+        ),
+        "log_hidden": max(0, match.log_length - LOG_LINES_ON_PAGE),
+    }
+    return render_to_string("games/_match_log.html", context)
+
+
+PART_MAKERS: dict[str, Callable[[selectors.MatchView], Any]] = {
+    "board": _board_part,
+    "panel": _panel_part,
+    "log": _log_part,
+}
 
 
 # --- presence and the calendar feed ----------------------------------------------------------------
@@ -350,7 +483,6 @@ def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
 LIVE_PARTS = {
     "head": "games/_match_head.html",
     "seats": "games/_match_seats.html",
-    "panel": "games/_match_panel.html",
     "buttons": "games/_match_buttons.html",
     "chat": "games/_match_chat.html",
     "badge": "games/_badge.html",
@@ -415,17 +547,20 @@ def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
     not a query string: the unchanged poll, the site's commonest request, then has none to parse."""
     zone_activate(request)
     try:
-        mv = selectors.match_view_for(match_id=match_id, user=request.user)
+        mv = selectors.match_view_for(match_id=match_id, user=request.user, state=False)
     except NotFound:
         return _live_refusal("There is no such match.", status=404)
-    context = _detail_context(request, mv)
+    board_key, log_key = _board_key(mv), str(mv.match.log_length)
+    send_board = request.headers.get("X-Live-Board") != board_key
+    send_log = request.headers.get("X-Live-Log") != log_key
+    wanted = ("panel",) + (("board",) if send_board else ()) + (("log",) if send_log else ())
+    context = _detail_context(request, mv, parts=wanted)
     parts = {name: render_to_string(name_, context, request) for name, name_ in LIVE_PARTS.items()}
-    board_key = context["board_key"]
-    if request.headers.get("X-Live-Board") != board_key:
+    parts["panel"] = context["panel_html"]
+    if send_board:
         parts["board"] = render_to_string("games/_match_board.html", context, request)
-    log_key = str(mv.match.log_length)
-    if request.headers.get("X-Live-Log") != log_key:
-        parts["log"] = render_to_string("games/_match_log.html", context, request)
+    if send_log:
+        parts["log"] = context["log_html"]
     body = {
         "version": mv.match.version,
         "status": mv.match.status,
@@ -455,10 +590,12 @@ def my_matches_live(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return _live_refusal("Log in to follow your matches.", status=403)
     zone_activate(request)
-    parts = {"badge": render_to_string("games/_badge.html", {}, request)}
-    if request.GET.get("table") == "1":
-        matches = selectors.matches_for_user(user=request.user)
-        parts["table"] = render_to_string("games/_my_matches_table.html", {"matches": matches}, request)
+    table = request.GET.get("table") == "1"
+    key = selectors.matches_live_key(user_id=request.user.pk)
+    mine = _mine_parts(request, key, ("count", "table") if table else ("count",))
+    parts = {"badge": render_to_string("games/_badge.html", {"awaiting_count": mine["count"]})}
+    if table:
+        parts["table"] = mine["table"]
     return _live_response({"parts": parts})
 
 

@@ -169,7 +169,7 @@ class ModeratedMatchAdmin(ModerationAdmin):
     search_fields = ("=id", "name", "seats__user__username")
     date_hierarchy = "created_at"
     # Server-only state stays out of the admin; a moderator's look at it goes through the recorded page.
-    exclude = ("public_view", "engine_state", "rng_state")
+    exclude = ("public_view", "engine_state", "rng_state", "seed")
     inlines = [SeatInline]
     actions = ["pause", "resume", "take_back", "abandon", "cancel"]
 

@@ -23,6 +23,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(exc, LimitReached) and exc.retry_after is not None:
             headers["Retry-After"] = str(exc.retry_after)
         return Response({"detail": exc.message}, status=exc.status, headers=headers)
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        request = context.get("request")
+        sent = request.content_type if request is not None else ""
+        exc.detail = (
+            f"The API reads JSON bodies only: send the body with Content-Type: application/json"
+            f"{f' (not {sent})' if sent else ''}."
+        )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, exceptions.ValidationError):
         response.data = {"detail": _summary(exc.detail), "errors": _as_dict(exc.detail)}

@@ -12,72 +12,189 @@ as ISO 8601 in UTC), and tests/api/test_schema_fuzz.py checks every answer again
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from django.urls import reverse
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games import bots
 from games.engines import registry
 from games.engines.base import Engine
 from games.models import Match, Seat
 from games.selectors import LogLine, MatchView
-from games.text import TextField
+from games.text import TextField, validate_one_line
 
 # Bounds that keep every number far from overflowing a timedelta or a database integer.
 MAX_VERSION = 2**31 - 1
 MAX_NOTATION = 200
+MAX_PAGE_SIZE = 100
+# A text option (a custom layout as JSON) may be as long as on the web form.
+MAX_TEXT_OPTION = 20_000
 
 
 # --- input --------------------------------------------------------------------------------------------
 
+# Django's name for the CSRF token: a session client that copies it from a form into the body as well as
+# the X-CSRFToken header sends no field of ours, only a token the check has already read.
+_TOLERATED = frozenset({"csrfmiddlewaretoken"})
 
-class MatchListQuerySerializer(serializers.Serializer):
+
+# A request body that refuses a field it does not know, naming it. Dropped without a word, a misspelt
+# field (or one the API does not take) would have the request carried out as if it had not been sent.
+# The schema says so too (additionalProperties: false, below). Subclasses carry their own docstring: it
+# is their description in the schema.
+class StrictSerializer(serializers.Serializer):
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields and key not in _TOLERATED)
+            if unknown:
+                known = ", ".join(name for name, field in self.fields.items() if not field.read_only)
+                raise serializers.ValidationError(
+                    {name: [f"There is no field {name}; the fields are {known}."] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+class StrictSerializerScheme(OpenApiSerializerExtension):
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema
+
+
+class QuerySerializer(serializers.Serializer):
+    """Query parameters: one given empty is refused, not read as absent (``?page=`` is no page)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        empty = sorted(name for name in self.fields if name in data and data[name] == "")
+        if empty:
+            raise serializers.ValidationError(
+                {name: ["Give a value, or leave the parameter out."] for name in empty}
+            )
+        return super().to_internal_value(data)
+
+
+class MatchListQuerySerializer(QuerySerializer):
     scope = serializers.ChoiceField(
         choices=[("open", "open"), ("mine", "mine")],
         default="open",
         help_text="`open`: matches waiting for players. `mine`: your matches (needs authentication), "
         "those awaiting your move first.",
     )
+    page = serializers.IntegerField(
+        min_value=1, max_value=MAX_VERSION, required=False, help_text="Page number, from 1."
+    )
+    page_size = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_PAGE_SIZE,
+        required=False,
+        help_text=f"Matches per page, 1 to {MAX_PAGE_SIZE} (20 when left out).",
+    )
 
 
-class MatchCreateSerializer(serializers.Serializer):
-    # The same bounds as the web form (games/forms.py); the service checks the rest.
+def _seat_range() -> tuple[int, int]:
+    engines = [registry.get_engine(slug) for slug in registry.slugs()]
+    return min(e.min_players for e in engines), max(e.max_players for e in engines)
+
+
+class MatchCreateSerializer(StrictSerializer):
+    """A new match. A field not listed here is refused with a 400 that names it."""
+
+    # The same fields and bounds as the web form (games/forms.py); the service checks the rest.
     game = serializers.ChoiceField(choices=[], help_text="A game's slug, from /api/games/.")
-    seat_count = serializers.IntegerField(min_value=1, max_value=8, help_text="Number of players.")
+    # Their bounds come from the registry (__init__): the fewest and the most seats of any game.
+    seat_count = serializers.IntegerField(
+        help_text="Number of players, computer opponents included. The game decides: each has its own "
+        "range, `min_players` to `max_players` in /api/games/, and refuses any other count with a 400."
+    )
+    bot_count = serializers.IntegerField(
+        required=False,
+        default=0,
+        help_text="Seats computer opponents take at once, right after yours: at most `seat_count` - 1. "
+        "The other seats wait for players to join; when none is left the match starts at once. "
+        "A match with computer opponents is never rated.",
+    )
+    bot_level = serializers.ChoiceField(
+        choices=bots.kinds(),
+        required=False,
+        default=bots.DEFAULT,
+        help_text="How the computer opponents play: `random` moves, or the search bot at `easy`, "
+        "`normal` or `hard` (more playouts and more thinking time).",
+    )
     options = serializers.DictField(
-        child=TextField(max_length=64),
+        child=TextField(max_length=MAX_TEXT_OPTION),
         required=False,
         default=dict,
-        help_text="Option name -> value, from the game's options; missing ones take their default.",
+        help_text="Option name -> value, from the game's `options` (one of its `choices`) and "
+        "`text_options` in /api/games/; missing ones take their default.",
     )
-    name = TextField(max_length=80, required=False, allow_blank=True, default="")
+    name = TextField(
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        default="",
+        validators=[validate_one_line],
+        help_text="Shown in the lobby: one line, without control or formatting characters.",
+    )
     move_time_limit_hours = serializers.IntegerField(
         min_value=1, max_value=720, required=False, allow_null=True, help_text="Empty: no time limit."
     )
     bank_initial_hours = serializers.IntegerField(
-        min_value=0, max_value=24 * 60, required=False, allow_null=True
+        min_value=0,
+        max_value=24 * 60,
+        required=False,
+        allow_null=True,
+        help_text="The reserve each player starts with (needs a time per move).",
     )
     bank_increment_hours = serializers.IntegerField(
-        min_value=0, max_value=24 * 7, required=False, allow_null=True
+        min_value=0,
+        max_value=24 * 7,
+        required=False,
+        allow_null=True,
+        help_text="Added to a player's reserve after each move, up to the cap.",
     )
-    bank_max_hours = serializers.IntegerField(min_value=1, max_value=24 * 60, required=False, allow_null=True)
+    bank_max_hours = serializers.IntegerField(
+        min_value=1,
+        max_value=24 * 60,
+        required=False,
+        allow_null=True,
+        help_text="The reserve's cap, at least the starting reserve; empty: the starting reserve.",
+    )
     pause_weekends = serializers.BooleanField(required=False, default=False)
     timeout_policy = serializers.ChoiceField(
         choices=Match.Timeout.choices, required=False, default=Match.Timeout.SKIP
     )
     rated = serializers.BooleanField(
-        required=False, default=True, help_text="The result changes the players' ratings."
+        required=False,
+        default=True,
+        help_text="The result changes the players' ratings (never with computer opponents).",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Read the registry now, not at import: engines can be registered at run time.
         self.fields["game"].choices = registry.choices()
+        low, high = _seat_range()
+        for name, bounds in (("seat_count", (low, high)), ("bot_count", (0, high - 1))):
+            field = self.fields[name]
+            self.fields[name] = serializers.IntegerField(
+                min_value=bounds[0],
+                max_value=bounds[1],
+                required=field.required,
+                help_text=field.help_text,
+                **({} if field.required else {"default": field.default}),
+            )
 
     def service_arguments(self) -> dict[str, Any]:
         """The validated data as ``services.match_create`` takes it (hours -> timedelta; 0 = none, as on
-        the web form)."""
+        the web form; ``bot_count`` seats of ``bot_level``, as on the form)."""
         data = dict(self.validated_data)
 
         def hours(name: str) -> timedelta | None:
@@ -95,6 +212,7 @@ class MatchCreateSerializer(serializers.Serializer):
             "bank_max": hours("bank_max_hours"),
             "pause_weekends": data["pause_weekends"],
             "timeout_policy": data["timeout_policy"],
+            "bots": [data["bot_level"]] * data["bot_count"],
             "rated": data["rated"],
         }
 
@@ -102,7 +220,8 @@ class MatchCreateSerializer(serializers.Serializer):
 @extend_schema_field(
     {
         "oneOf": [
-            {"type": "string", "maxLength": MAX_NOTATION, "example": "d4"},
+            # Not blank: at least one character that is not a space.
+            {"type": "string", "minLength": 1, "maxLength": MAX_NOTATION, "pattern": r"\S", "example": "d4"},
             {"type": "object", "additionalProperties": True, "example": {"place": "d4"}},
         ]
     }
@@ -132,7 +251,9 @@ class MoveField(serializers.Field):
         return value
 
 
-class MoveSubmitSerializer(serializers.Serializer):
+class MoveSubmitSerializer(StrictSerializer):
+    """A move, with the match version it was chosen at. A field not listed here is refused."""
+
     move = MoveField()
     version = serializers.IntegerField(
         min_value=0,
@@ -171,12 +292,21 @@ class GameOptionSerializer(serializers.Serializer):
     choices = OptionChoiceSerializer(many=True)
 
 
+class TextOptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    help = serializers.CharField(allow_blank=True)
+
+
 class GameSerializer(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
-    min_players = serializers.IntegerField()
-    max_players = serializers.IntegerField()
-    options = GameOptionSerializer(many=True)
+    min_players = serializers.IntegerField(help_text="The fewest seats a match of this game may have.")
+    max_players = serializers.IntegerField(help_text="The most seats a match of this game may have.")
+    options = GameOptionSerializer(many=True, help_text="Options whose value is one of a few choices.")
+    text_options = TextOptionSerializer(
+        many=True, help_text="Options given as free text (a custom layout as JSON); empty: the default."
+    )
 
 
 class ClockSerializer(serializers.Serializer):
@@ -236,6 +366,18 @@ class MatchDetailSerializer(MatchSummarySerializer):
         help_text="The game's view for your seat (the spectator's when not seated): the public part, "
         "plus under `private` what only your seat may see."
     )
+    seed_commitment = serializers.CharField(
+        allow_blank=True,
+        help_text="SHA-256 of the match's secret seed, published when it began; empty for a match from "
+        "before seeds (seeds/records.md).",
+    )
+    revealed_seed = serializers.CharField(
+        allow_blank=True,
+        help_text="The seed once the match has ended, empty until then: every random step can be drawn "
+        "again from it.",
+    )
+    chance_steps = serializers.IntegerField(help_text="Random steps drawn so far (step 0 is the setup).")
+    verify_url = serializers.CharField(help_text="The match's Verify the dice page.")
 
 
 class LegalMoveSerializer(serializers.Serializer):
@@ -303,6 +445,10 @@ def game_data(engine: Engine) -> dict[str, Any]:
                 "choices": [{"value": value, "label": label} for value, label in option.choices.items()],
             }
             for name, option in engine.options.items()
+        ],
+        "text_options": [
+            {"name": name, "label": text.label, "help": text.help}
+            for name, text in engine.text_options.items()
         ],
     }
 
@@ -375,6 +521,10 @@ def match_detail_data(mv: MatchView) -> dict[str, Any]:
     data["your_deadline"] = mine.deadline if mine is not None else None
     data["to_act"] = sorted(mv.actors)
     data["view"] = mv.view
+    data["seed_commitment"] = mv.match.seed_commitment
+    data["revealed_seed"] = mv.match.seed_revealed
+    data["chance_steps"] = mv.match.chance_steps
+    data["verify_url"] = reverse("match-verify", args=[mv.match.pk])
     return data
 
 

@@ -21,13 +21,18 @@ from rest_framework.views import APIView
 
 from games import presence, selectors, services
 from games.api import serializers as s
+from games.api.parsers import JSONParser
 
 ERRORS = {
     400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
     401: OpenApiResponse(s.ErrorSerializer, description="Authentication is needed."),
-    403: OpenApiResponse(s.ErrorSerializer, description="Not allowed for you."),
+    403: OpenApiResponse(
+        s.ErrorSerializer,
+        description="Not allowed for you (or, signed in with the session, a write without its CSRF token).",
+    ),
     404: OpenApiResponse(s.ErrorSerializer, description="There is no such match (or page)."),
     409: OpenApiResponse(s.ErrorSerializer, description="The match changed: reload it and try again."),
+    415: OpenApiResponse(s.ErrorSerializer, description="The body is not JSON (`application/json`)."),
     429: OpenApiResponse(
         s.ErrorSerializer, description="Too many in a short time: try again after Retry-After seconds."
     ),
@@ -41,14 +46,20 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 class ApiView(APIView):
     """The base of the API's views."""
 
+    # JSON only, and the schema says so: a form body cannot carry a move object or the options, and a
+    # client generated from the schema sends each body one way. Any other body is a 415.
+    parser_classes = [JSONParser]
+
 
 MATCH_ID = OpenApiParameter("match_id", int, OpenApiParameter.PATH, description="The match's id.")
 
 
 class MatchPagination(PageNumberPagination):
+    # The query serializer has checked both parameters before the paginator reads them.
     page_size = 20
     page_size_query_param = "page_size"
-    max_page_size = 100
+    max_page_size = s.MAX_PAGE_SIZE
+    invalid_page_message = "There is no page {page_number} of this list."
 
 
 def _detail(request: Request, match_id: int, *, code: int = status.HTTP_200_OK) -> Response:
@@ -87,7 +98,10 @@ class GameList(ApiView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        summary="The games, with their player counts and options", responses=s.GameSerializer(many=True)
+        summary="The games, with their player counts and options",
+        description="Each game's range of seats (`min_players` to `max_players`) and options: what "
+        "creating a match of it takes.",
+        responses={200: s.GameSerializer(many=True), **errors(401)},
     )
     def get(self, request: Request) -> Response:
         return Response(s.games_data())
@@ -99,11 +113,8 @@ class MatchList(ApiView):
 
     @extend_schema(
         summary="Open matches, or your own",
-        parameters=[
-            s.MatchListQuerySerializer,
-            OpenApiParameter("page", int, description="Page number, from 1."),
-            OpenApiParameter("page_size", int, description="Matches per page (at most 100)."),
-        ],
+        description="Other query parameters are ignored. A page past the last is a 404.",
+        parameters=[s.MatchListQuerySerializer],
         responses={200: s.MatchSummarySerializer(many=True), **errors(400, 401, 404)},
     )
     def get(self, request: Request) -> Response:
@@ -122,9 +133,15 @@ class MatchList(ApiView):
 
     @extend_schema(
         summary="Open a match; you take the first seat",
+        description="The body is checked against the game, which decides what the schema cannot say: "
+        "its range of seats and its options (both in /api/games/). Computer opponents (`bot_count` of "
+        "`bot_level`) take the seats after yours, at most all but yours; a reserve needs a time per "
+        "move, and its cap is at least the starting reserve. Anything else is a 400 with the reason, "
+        "and nothing is created. An unknown field is a 400 naming it.",
         request=s.MatchCreateSerializer,
-        # 403: at the account's cap of unfinished matches; 429: of matches created in the last hour.
-        responses={201: s.MatchDetailSerializer, **errors(400, 401, 403, 429)},
+        # 403: at the account's cap of unfinished matches or computer seats; 429: of matches created in
+        # the last hour.
+        responses={201: s.MatchDetailSerializer, **errors(400, 401, 403, 415, 429)},
     )
     def post(self, request: Request) -> Response:
         form = s.MatchCreateSerializer(data=request.data)
@@ -141,7 +158,7 @@ class MatchDetail(ApiView):
     @extend_schema(
         summary="A match as your seat sees it (a spectator's view when you are not seated)",
         parameters=[MATCH_ID],
-        responses={200: s.MatchDetailSerializer, **errors(404)},
+        responses={200: s.MatchDetailSerializer, **errors(401, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         mv = selectors.match_view_for(match_id=match_id, user=request.user)
@@ -157,7 +174,7 @@ class MatchJoin(ApiView):
         summary="Take the next free seat; the match starts when the table is full",
         parameters=[MATCH_ID],
         request=None,
-        responses={200: s.MatchDetailSerializer, **errors(401, 404, 409)},
+        responses={200: s.MatchDetailSerializer, **errors(401, 403, 404, 409)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         services.seat_join(match_id=match_id, user=request.user)
@@ -214,10 +231,12 @@ class MatchMoves(ApiView):
         summary="Play a move",
         description="Give the move in the game's notation or as a move object, and the match version "
         "you saw. If the match has moved on since, nothing is played and the answer is 409, unless only "
-        "other seats acting beside yours (sealed orders, bids) moved since: your own turn still stands.",
+        "other seats acting beside yours (sealed orders, bids) moved since: your own turn still stands. "
+        "The game decides what is legal (the legal-moves operation lists it): any other move is a 400 "
+        "with the reason, and nothing is played.",
         parameters=[MATCH_ID],
         request=s.MoveSubmitSerializer,
-        responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409)},
+        responses={201: s.MovePlayedSerializer, **errors(400, 401, 403, 404, 409, 415)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         form = s.MoveSubmitSerializer(data=request.data)
@@ -240,7 +259,7 @@ class MatchLog(ApiView):
     @extend_schema(
         summary="The game log, filtered for your seat like the view",
         parameters=[MATCH_ID],
-        responses={200: s.MatchLogSerializer, **errors(404)},
+        responses={200: s.MatchLogSerializer, **errors(401, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         mv = selectors.match_view_for(match_id=match_id, user=request.user)

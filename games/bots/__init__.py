@@ -25,7 +25,8 @@ worker, at the price of exact repeatability there.
 **Optional engine hook.** An engine may define ``evaluate(state) -> list[float]``: an estimate of the
 final scores, on the ``outcome`` scale. With it the search orders candidate moves by their evaluation and
 scores leaves without playing to the end; without it the search plays random moves to the end of the
-game. Wall Go has one (``games/engines/wallgo/rules.py``); the contract does not require it.
+game. Every game of the site has one (for example ``games/engines/wallgo/rules.py``); the contract
+does not require it.
 """
 
 from __future__ import annotations

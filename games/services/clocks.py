@@ -14,8 +14,15 @@ from django.utils import timezone
 from games import notifications
 from games.engines.base import Event
 from games.models import Match, Seat, Turn
-from games.rng import rng_dump, rng_load
-from games.services.recording import log_line, match_lock, seat_take_out, step_record, work_schedule
+from games.services.recording import (
+    log_line,
+    match_lock,
+    seat_take_out,
+    step_record,
+    step_rng,
+    step_rng_keep,
+    work_schedule,
+)
 
 
 def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
@@ -51,13 +58,16 @@ def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
         policy = match.timeout_policy
         key = f"timeout:{turn.pk}"
         if policy == Match.Timeout.SKIP:
+            # A default move may be a random one: the skip is a numbered random step of its own.
+            steps_before = match.chance_steps
+            rng, step = step_rng(match)
             try:
-                rng = rng_load(match.rng_state)
                 new_state, events = match.engine.skip(match.engine_state, seat.position, rng)
             except NotImplementedError:
+                match.chance_steps = steps_before  # nothing was drawn: the number stays free
                 policy = Match.Timeout.FORFEIT
             else:
-                match.rng_state = rng_dump(rng)
+                step_rng_keep(match, rng)
                 text = f"{seat.player_name} ran out of time; the turn is skipped."
                 events.insert(0, Event(kind="timeout", text=text, data={"seat": seat.position}))
                 step_record(
@@ -69,6 +79,7 @@ def turn_expire(*, turn_id: int, now: datetime | None = None) -> str:
                     move=None,
                     notation="timeout",
                     closed_by="timeout",
+                    chance_step=step,
                 )
         if policy == Match.Timeout.BOT:
             seat.autopilot = True

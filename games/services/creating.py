@@ -17,7 +17,7 @@ from games.bots import LEVELS as bot_levels
 from games.engines import registry
 from games.errors import Conflict, Forbidden, LimitReached, RematchExists, ServiceError
 from games.models import HiddenHand, Match, Seat
-from games.rng import rng_dump, rng_new
+from games.rng import StepRandom, rng_dump, rng_new, seed_commitment
 from games.services.recording import (
     match_lock,
     seats_with_users,
@@ -25,6 +25,7 @@ from games.services.recording import (
     turns_sync,
     work_schedule,
 )
+from games.text import line_problem
 
 MAX_MOVE_TIME_LIMIT = timedelta(days=30)
 
@@ -84,6 +85,9 @@ def match_create(
     name = name.strip()
     if len(name) > 80:
         raise ServiceError("A match name has at most 80 characters.")
+    problem = line_problem(name)
+    if problem:
+        raise ServiceError(f"A match name is one line of text; this one {problem}.")
     bot_kinds = list(bots or [])
     for kind in bot_kinds:
         if kind not in bot_levels:
@@ -269,7 +273,14 @@ def _start(match: Match, *, present_user_id: int | None = None) -> None:
     now = timezone.now()
     match.status = Match.Status.ACTIVE
     match.started_at = now
-    match.rng_state = rng_dump(rng)
+    if isinstance(rng, StepRandom) and rng.step == 0:
+        # The setup is step 0 of the seed's streams; the commitment is public from now on.
+        match.seed = rng.seed_hex
+        match.seed_commitment = seed_commitment(match.seed)
+        match.chance_steps = 1
+        match.rng_state = None
+    else:  # a generator handed in from outside (a test's seeded one) goes on as before seeds
+        match.rng_state = rng_dump(rng)
     match.version = 0
     state_store(match, engine, state)
     seats = seats_with_users(match)

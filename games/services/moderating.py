@@ -17,6 +17,7 @@ from games.errors import Conflict, ServiceError
 from games.models import Match, Move, Seat, Turn
 from games.services.recording import (
     hands_store,
+    has_secrets,
     log_line,
     match_lock,
     match_save,
@@ -191,6 +192,16 @@ def move_rollback(*, match_id: int, reason: str, now: datetime | None = None) ->
             )
         if match.status == Match.Status.FINISHED and not engine.is_over(match.engine_state):
             raise Conflict("This match was ended by a moderator or by players leaving, not by its last move.")
+        # Its seed was told when it ended: in a game that deals or rolls, all would know the draws to come.
+        if (
+            match.status == Match.Status.FINISHED
+            and match.provable
+            and (has_secrets(engine) or match.chance_steps > 1)
+        ):
+            raise Conflict(
+                "This match's seed was revealed when it ended, so everyone could foresee its dice and cards "
+                "from here on: cancel or adjudicate it instead."
+            )
         previous = match.moves.filter(seq__lt=target.seq).order_by("-seq").only("seq", "state_after").first()
         # A line from before the start (a moderator's, while the match was open) holds no position.
         if previous is None or not previous.state_after:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import secrets
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -13,7 +15,6 @@ from games.bots import bot_for
 from games.engines.base import IllegalMove
 from games.errors import Conflict, InvalidMove, NotFound
 from games.models import Match, Move, Seat, Turn
-from games.rng import rng_dump, rng_load
 from games.services.recording import (
     MOVED_ON,
     match_lock,
@@ -21,6 +22,8 @@ from games.services.recording import (
     seat_take_out,
     seats_with_users,
     step_record,
+    step_rng,
+    step_rng_keep,
 )
 
 PAUSED = "A moderator has paused this match: nothing can be played until it resumes."
@@ -105,7 +108,8 @@ def match_resign(*, match_id: Any, user: AbstractBaseUser) -> Match:
 
 
 def chance_resolve(*, match_id: int, version: int) -> Move | None:
-    """Perform the pending chance step with the match's own RNG; a stale or repeated call does nothing."""
+    """Perform the pending chance step, drawing from the match's next numbered random step; a stale or
+    repeated call does nothing."""
     with transaction.atomic():
         match = match_lock(match_id)
         engine = match.engine
@@ -117,22 +121,27 @@ def chance_resolve(*, match_id: int, version: int) -> Move | None:
             or not engine.chance_pending(state)
         ):
             return None
-        rng = rng_load(match.rng_state)
+        rng, step = step_rng(match)
         new_state, events = engine.resolve_chance(state, rng)
-        match.rng_state = rng_dump(rng)
-        return step_record(match, engine, new_state, events, seat=None, move=None, notation="")
+        step_rng_keep(match, rng)
+        return step_record(
+            match, engine, new_state, events, seat=None, move=None, notation="", chance_step=step
+        )
 
 
 def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
     """A computer's move for a bot seat (its own kind), or for a seat on autopilot after a timeout
-    (the default kind), drawn with the match's server-side RNG.
+    (the default kind).
+
+    A computer's choice is not chance: it draws from a generator of its own, never from the match's
+    streams, so that those stay a function of the seed and the step number alone.
 
     The bot thinks before the transaction, on the position at ``version``: up to a few seconds of search
-    must not hold the match's row lock (on SQLite, the whole database's write lock). The move and the RNG
-    state it leaves are stored only if, under the lock, the match is still at that version and the seat
-    still the computer's; otherwise nothing happens and the work queued for the new position thinks again.
+    must not hold the match's row lock (on SQLite, the whole database's write lock). The move is stored
+    only if, under the lock, the match is still at that version and the seat still the computer's;
+    otherwise nothing happens and the work queued for the new position thinks again.
     """
-    snapshot = Match.objects.filter(pk=match_id).first()
+    snapshot = Match.objects.defer("rng_state", "seed").filter(pk=match_id).first()
     if snapshot is None:
         raise NotFound("There is no such match.")
     planned = _bot_seat(snapshot, version, position)
@@ -140,16 +149,15 @@ def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
         return None
     engine = snapshot.engine
     state = snapshot.engine_state
-    rng = rng_load(snapshot.rng_state)
+    rng = random.Random(secrets.randbits(128))
     # A kind no longer offered (an old seat) plays at the default strength rather than never moving.
     kind = planned.bot if planned.bot in bot_levels else DEFAULT_BOT
     move = bot_for(kind).choose(engine, state, position, rng)
     with transaction.atomic():
-        match = match_lock(match_id)
+        match = match_lock(match_id, rng=False)
         seat = _bot_seat(match, version, position)
-        if seat is None or match.rng_state != snapshot.rng_state:
+        if seat is None:
             return None
-        match.rng_state = rng_dump(rng)
         new_state, events = engine.apply(state, position, move)
         notation = engine.format_move(move)
         return step_record(match, engine, new_state, events, seat=seat, move=move, notation=notation)

@@ -4,6 +4,7 @@ opens, the automatic work it owes and, when it ends the match, the result. Every
 
 from __future__ import annotations
 
+import random
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,6 +18,7 @@ from games.clock import ClockRules, bank_after_move, deadline_for, reminder_sche
 from games.engines.base import Engine, Event
 from games.errors import Conflict, Forbidden, NotFound
 from games.models import HiddenHand, Match, Move, Seat, Turn, match_key
+from games.rng import rng_dump, rng_load, step_stream
 
 MOVED_ON = "The game has moved on since you loaded the page; nothing was played."
 
@@ -24,12 +26,13 @@ MOVED_ON = "The game has moved on since you loaded the page; nothing was played.
 def match_lock(match_id: Any, *, rng: bool = True) -> Match:
     """The match, its row locked until the transaction ends.
 
-    ``rng=False`` leaves the random generator's state unread (kilobytes that only chance steps and
-    computer players use): it stays deferred, and ``match_save`` does not write it back.
+    ``rng=False`` leaves the random generator unread (an old match's state is kilobytes, and only
+    chance steps use it; the seed stays out of memory where nothing draws): both stay deferred, and
+    ``match_save`` does not write them back.
     """
     matches = Match.objects.select_for_update()
     if not rng:
-        matches = matches.defer("rng_state")
+        matches = matches.defer("rng_state", "seed")
     try:
         return matches.get(pk=match_key(match_id))
     except Match.DoesNotExist:
@@ -59,6 +62,7 @@ STEP_FIELDS = (
     "engine_state",
     "public_view",
     "rng_state",
+    "chance_steps",
     "status",
     "finished_at",
     "result_text",
@@ -83,6 +87,26 @@ def playing_seat(match: Match, user: AbstractBaseUser, *, seats: list[Seat]) -> 
     if seat.status != Seat.Status.PLAYING:
         raise Forbidden("You are no longer playing in this match.")
     return seat
+
+
+def step_rng(match: Match) -> tuple[random.Random, int | None]:
+    """The generator of the match's next random step, and that step's number (the caller stores
+    ``match``, whose count it advances, and passes the number to ``step_record``).
+
+    A match that keeps a Mersenne Twister (one from before seeds) draws from it and has no step
+    numbers; ``step_rng_keep`` stores what it drew.
+    """
+    if match.rng_state is not None or not match.seed:
+        return rng_load(match.rng_state), None
+    step = match.chance_steps
+    match.chance_steps += 1
+    return step_stream(match.seed, step), step
+
+
+def step_rng_keep(match: Match, rng: random.Random) -> None:
+    """After the draws: an old match's Mersenne Twister state moves on; a seeded stream needs nothing."""
+    if match.rng_state is not None:
+        match.rng_state = rng_dump(rng)
 
 
 def state_store(match: Match, engine: Engine, state: dict[str, Any]) -> None:
@@ -145,11 +169,13 @@ def step_record(
     force_end: bool = False,
     closed_by: str = "move",
     seats: list[Seat] | None = None,
+    chance_step: int | None = None,
 ) -> Move:
     """Append the step to the log, store the new position and hands, bump the version, move the
     turns on (or finish the match) and queue the automatic work it owes.
 
-    ``seats`` are the match's seats with their users when the caller has read them already.
+    ``seats`` are the match's seats with their users when the caller has read them already;
+    ``chance_step`` the number of the random step it drew from (``step_rng``), if any.
     """
     now = timezone.now()
     if state is None:
@@ -170,6 +196,7 @@ def step_record(
         notation=notation,
         notation_visible_to=None if sealed is None else sorted(sealed),
         events=[event.to_dict() for event in events],
+        chance_step=chance_step,
         state_after=state,
     )
     state_store(match, engine, state)

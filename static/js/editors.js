@@ -89,6 +89,14 @@
     });
     const tabs = html("p", { class: "editor-row", role: "group", "aria-label": "Boards" }, box);
     const status = html("p", { class: "muted", role: "status", "data-testid": "layout-status" }, box);
+    // The server's preview of this very layout says which heroes monsters can reach in the first round
+    // (a warning, not an error): repeat it here, and ring those heroes, until the layout is edited.
+    const riskNote = document.querySelector('[data-testid="preview"] [data-testid="opening-risk-note"]');
+    const riskRings = document.querySelector('[data-testid="preview"] [data-testid="opening-risk"]');
+    const warning = html("p", { class: "warning", role: "status", "data-testid": "layout-warning" }, box);
+    let risky = riskRings ? (riskRings.getAttribute("data-squares") || "").split(" ").filter(Boolean) : [];
+    warning.textContent = riskNote ? riskNote.textContent : "";
+    warning.hidden = !riskNote;
     const board = el("svg", {
       viewBox: `0 0 ${SIZE * CELL + 2 * PAD} ${SIZE * CELL + 2 * PAD}`,
       class: "board editor-board",
@@ -126,6 +134,7 @@
     }
 
     function write(layout) {
+      forgetRisk();
       if (layout.boards && !layout.boards.length) delete layout.boards;
       textarea.value = JSON.stringify(layout, null, 1);
       draw();
@@ -202,6 +211,13 @@
       (data.heroes || []).forEach((sq) => mark(sq, "H", "#2a6f97"));
       if (data.giant) mark(data.giant, "G", "#8c2f39");
       (data.rats || []).forEach((rat) => mark(rat.square, `R${rat.size}`, "#4a4a4a"));
+      if (current === 0) {
+        risky.forEach((sq) => {
+          if (!/^[a-h][1-8]$/.test(sq)) return;
+          const [x, y] = corner(sq);
+          el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 2, fill: "none", stroke: "#c0392b", "stroke-width": 3, "stroke-dasharray": "5 3", "data-risk": sq }, board);
+        });
+      }
     }
 
     function tool() {
@@ -254,9 +270,16 @@
     });
     load.addEventListener("click", () => {
       const text = ((examples && examples[seats()]) || {})[pick.value];
-      if (text) { textarea.value = text; current = 0; draw(); }
+      if (text) { textarea.value = text; current = 0; forgetRisk(); draw(); }
     });
-    textarea.addEventListener("input", draw);
+    function forgetRisk() {
+      // The preview's warning was about the layout as it was previewed; an edit needs a new preview.
+      if (!risky.length && warning.hidden) return;
+      risky = [];
+      warning.textContent = "";
+      warning.hidden = true;
+    }
+    textarea.addEventListener("input", () => { forgetRisk(); draw(); });
     const count = document.getElementById("id_seat_count");
     if (count) count.addEventListener("input", fillExamples);
     fillExamples();

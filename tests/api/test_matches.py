@@ -28,6 +28,27 @@ def test_the_games_are_listed_with_their_options(api):
     rules = next(option for option in wallgo["options"] if option["name"] == "rules")
     assert rules["default"] == "seed"
     assert [choice["value"] for choice in rules["choices"]] == ["seed", "devils_plan"]
+    assert wallgo["text_options"] == []
+    ranges = {slug: (game["min_players"], game["max_players"]) for slug, game in games.items()}
+    assert {slug: ranges[slug] for slug in ("stairways", "thewall", "wildlings", "greatwall")} == {
+        "stairways": (2, 4),
+        "thewall": (2, 4),
+        "wildlings": (3, 6),
+        "greatwall": (1, 4),
+    }
+    assert [option["name"] for option in games["stairways"]["text_options"]] == ["layout_json"]
+
+
+def test_a_custom_layout_is_given_as_a_text_option(client_for, alice):
+    from games.engines import registry
+
+    layout = next(iter(registry.get_engine("stairways").option_examples("layout_json", seats=2).values()))
+    assert len(layout) > 64
+    body = {"game": "stairways", "seat_count": 2, "options": {"layout_json": layout}}
+    answer = client_for(alice).post(MATCHES, body)
+    assert answer.status_code == 201, answer.json()
+    broken = client_for(alice).post(MATCHES, {**body, "options": {"layout_json": "{"}})
+    assert broken.status_code == 400 and broken.json()["detail"]
 
 
 # --- listing ------------------------------------------------------------------------------------------
@@ -80,9 +101,39 @@ def test_the_list_is_paginated(api, alice):
     assert first["count"] == 25 and len(first["results"]) == 20 and first["next"]
     assert len(api.get(MATCHES + "?page=2").json()["results"]) == 5
     assert len(api.get(MATCHES + "?page_size=3").json()["results"]) == 3
-    assert len(api.get(MATCHES + "?page_size=500").json()["results"]) == 25
-    assert api.get(MATCHES + "?page=9").status_code == 404
-    assert api.get(MATCHES + "?page=x").status_code == 404
+    assert len(api.get(MATCHES + "?page_size=100").json()["results"]) == 25
+    missing = api.get(MATCHES + "?page=9")
+    assert missing.status_code == 404
+    assert missing.json() == {"detail": "There is no page 9 of this list."}
+
+
+@pytest.mark.parametrize(
+    ("query", "errors"),
+    [
+        ("scope=", {"scope": ["Give a value, or leave the parameter out."]}),
+        ("page=", {"page": ["Give a value, or leave the parameter out."]}),
+        ("page_size=", {"page_size": ["Give a value, or leave the parameter out."]}),
+        ("page_size=false", {"page_size": ["A valid integer is required."]}),
+        ("page=x", {"page": ["A valid integer is required."]}),
+        ("page=0", {"page": ["Ensure this value is greater than or equal to 1."]}),
+        ("page=1.5", {"page": ["A valid integer is required."]}),
+        ("page_size=0", {"page_size": ["Ensure this value is greater than or equal to 1."]}),
+        ("page_size=-5", {"page_size": ["Ensure this value is greater than or equal to 1."]}),
+        ("page_size=101", {"page_size": ["Ensure this value is less than or equal to 100."]}),
+    ],
+)
+def test_an_empty_or_malformed_list_parameter_is_a_400_naming_it(api, alice, query, errors):
+    services.match_create(creator=alice, game="wallgo", seat_count=2)
+    answer = api.get(f"{MATCHES}?{query}")
+    assert answer.status_code == 400
+    assert answer.json()["errors"] == errors
+    name = next(iter(errors))
+    assert answer.json()["detail"] == f"{name}: {errors[name][0]}"
+
+
+def test_other_query_parameters_are_ignored(api, alice):
+    services.match_create(creator=alice, game="wallgo", seat_count=2)
+    assert api.get(MATCHES + "?x=y&_=1700000000").json()["count"] == 1
 
 
 def test_an_unknown_scope_is_a_400(api):
@@ -140,7 +191,8 @@ def test_creating_with_only_the_required_fields(client_for, alice):
     ("body", "reason"),
     [
         ({"game": "chess", "seat_count": 2}, 'game: "chess" is not a valid choice.'),
-        ({"game": "wallgo", "seat_count": 9}, "seat_count: Ensure this value is less than or equal to 8."),
+        ({"game": "wallgo", "seat_count": 99}, "seat_count: Ensure this value is less than or equal to"),
+        ({"game": "wallgo", "seat_count": 1}, "Wall Go is for 2 to 4 players."),
         ({"game": "wallgo", "seat_count": 5}, "Wall Go is for 2 to 4 players."),
         ({"game": "wallgo", "seat_count": 2, "options": {"speed": "fast"}}, "Wall Go has no option speed."),
         ({"game": "wallgo", "seat_count": 2, "options": {"rules": "x"}}, "Rules: 'x' is not one of seed"),
@@ -191,6 +243,78 @@ def test_creating_refuses_with_the_reason(client_for, alice, body, reason):
 def test_creating_needs_authentication(api):
     assert api.post(MATCHES, {"game": "wallgo", "seat_count": 2}).status_code == 401
     assert not Match.objects.exists()
+
+
+# --- computer opponents ---------------------------------------------------------------------------------
+
+
+def test_computer_opponents_take_their_seats_and_the_full_match_starts(
+    client_for, alice, django_capture_on_commit_callbacks
+):
+    body = {"game": "wallgo", "seat_count": 3, "bot_count": 2, "bot_level": "random"}
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client_for(alice).post(MATCHES, body)
+    assert answer.status_code == 201, answer.json()
+    data = answer.json()
+    assert data["status"] == "active" and data["rated"] is False
+    assert [(seat["player"], seat["bot"]) for seat in data["seats"]] == [
+        ("alice", ""),
+        ("Computer (random)", "random"),
+        ("Computer (random)", "random"),
+    ]
+    match = Match.objects.get(pk=data["id"])
+    assert [(s.user, s.bot) for s in match.seats.all()] == [(alice, ""), (None, "random"), (None, "random")]
+
+
+def test_a_computer_opponent_plays_at_the_default_strength_and_leaves_a_seat_free(client_for, alice, bob):
+    data = client_for(alice).post(MATCHES, {"game": "wallgo", "seat_count": 3, "bot_count": 1}).json()
+    assert data["status"] == "open"
+    assert [seat["bot"] for seat in data["seats"]] == ["", "normal"]
+    assert client_for(bob).post(action(Match.objects.get(pk=data["id"]), "join")).json()["status"] == "active"
+
+
+def test_the_api_offers_the_new_match_form_s_computer_strengths():
+    from games.api.serializers import MatchCreateSerializer
+    from games.bots import DEFAULT, kinds
+
+    field = MatchCreateSerializer().fields["bot_level"]
+    assert list(field.choices.items()) == kinds() and field.default == DEFAULT
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            {"game": "wallgo", "seat_count": 2, "bot_count": 2},
+            "Computer opponents can take at most 1 of the 2 seats: one is yours.",
+        ),
+        ({"game": "wallgo", "seat_count": 2, "bot_count": -1}, "bot_count: Ensure this value is greater"),
+        (
+            {"game": "wallgo", "seat_count": 2, "bot_count": 1, "bot_level": "grandmaster"},
+            'bot_level: "grandmaster" is not a valid choice.',
+        ),
+        ({"game": "wallgo", "seat_count": 2, "bots": ["random"]}, "bots: There is no field bots;"),
+    ],
+)
+def test_computer_seats_are_refused_with_the_reason(client_for, alice, body, reason):
+    answer = client_for(alice).post(MATCHES, body)
+    assert answer.status_code == 400
+    assert answer.json()["detail"].startswith(reason), answer.json()
+    assert not Match.objects.exists()
+
+
+def test_computer_seats_count_towards_the_account_s_cap(settings, client_for, alice):
+    settings.MAX_BOT_SEATS_PER_USER = 2
+    client = client_for(alice)
+    assert (
+        client.post(
+            MATCHES, {"game": "wallgo", "seat_count": 3, "bot_count": 2, "bot_level": "random"}
+        ).status_code
+        == 201
+    )
+    answer = client.post(MATCHES, {"game": "wallgo", "seat_count": 2, "bot_count": 1, "bot_level": "random"})
+    assert answer.status_code == 403 and answer.json()["detail"]
+    assert Match.objects.count() == 1
 
 
 # --- joining, leaving, resigning ----------------------------------------------------------------------

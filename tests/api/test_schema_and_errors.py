@@ -9,8 +9,10 @@ from django.test import override_settings
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
+from openapi_spec_validator import validate
 
 from games import services
+from games.models import Match
 from tests.conftest import PASSWORD, play_random
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +42,49 @@ def test_the_schema_is_valid_openapi_and_lists_every_operation(api):
     assert {"tokenAuth", "cookieAuth"} <= set(schema["components"]["securitySchemes"])
     as_json = api.get("/api/schema/?format=json")
     assert as_json.status_code == 200 and as_json.json()["openapi"].startswith("3.")
+
+
+def test_the_schema_passes_openapi_spec_validator(api):
+    validate(yaml.safe_load(api.get("/api/schema/").content))
+
+
+def test_every_operation_that_reads_a_key_documents_the_401_and_takes_either_prefix(api):
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["bearerAuth"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "`Authorization: Bearer <key>`, the key from your settings page.",
+    }
+    assert schemes["tokenAuth"]["in"] == "header" and schemes["tokenAuth"]["name"] == "Authorization"
+    for path, method in OPERATIONS:
+        operation = schema["paths"][path][method]
+        if path == "/api/ping/":
+            assert "security" not in operation and set(operation["responses"]) == {"200"}
+            continue
+        assert {"bearerAuth": []} in operation["security"] and {"tokenAuth": []} in operation["security"]
+        assert "401" in operation["responses"], (method, path)
+
+
+def test_the_schema_declares_json_bodies_that_refuse_unknown_fields(api):
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    for path, method in OPERATIONS:
+        operation = schema["paths"][path][method]
+        if "requestBody" not in operation:
+            continue
+        assert list(operation["requestBody"]["content"]) == ["application/json"], path
+        assert "415" in operation["responses"], path
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        body = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        assert body["additionalProperties"] is False, path
+
+
+def test_the_schema_describes_the_list_parameters_as_they_are_checked(api):
+    schema = yaml.safe_load(api.get("/api/schema/").content)
+    parameters = {p["name"]: p["schema"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
+    assert parameters["page"]["minimum"] == 1 and parameters["page"]["type"] == "integer"
+    assert (parameters["page_size"]["minimum"], parameters["page_size"]["maximum"]) == (1, 100)
+    assert parameters["scope"]["enum"] == ["open", "mine"]
 
 
 def test_the_schema_generates_without_warnings():
@@ -94,11 +139,36 @@ def test_the_browsable_api_offers_the_site_s_login(client, alice):
     assert client.get("/api/matches/?scope=mine").status_code == 200
 
 
-def test_a_move_from_the_browsable_api_s_html_form_is_played(client, started_match, alice):
+@pytest.mark.parametrize("format", ["multipart", None])
+def test_a_form_body_is_a_415_that_asks_for_json_and_plays_nothing(client, started_match, alice, format):
+    """A form cannot carry a move object or the options: the API reads JSON only, as its schema says."""
     match = started_match()
     client.force_login(alice)
-    answer = client.post(f"/api/matches/{match.pk}/moves/", {"move": "d4", "version": "0"})
-    assert answer.status_code == 201 and answer.json()["notation"] == "d4"
+    url = f"/api/matches/{match.pk}/moves/"
+    if format == "multipart":
+        answer = client.post(url, {"move": "d4", "version": "0"})
+        sent = "multipart/form-data"
+    else:
+        answer = client.post(url, "version=0&place=d4", content_type="application/x-www-form-urlencoded")
+        sent = "application/x-www-form-urlencoded"
+    assert answer.status_code == 415
+    detail = answer.json()["detail"]
+    assert detail.startswith(
+        "The API reads JSON bodies only: send the body with Content-Type: application/json (not " + sent
+    ), detail
+    match.refresh_from_db()
+    assert match.version == 0
+
+
+def test_the_browsable_api_posts_json(client, started_match, alice):
+    match = started_match()
+    client.force_login(alice)
+    page = client.get(f"/api/matches/{match.pk}/moves/", HTTP_ACCEPT="text/html").content.decode()
+    assert "application/json" in page and "multipart/form-data" not in page
+    played = client.post(
+        f"/api/matches/{match.pk}/moves/", {"move": "d4", "version": 0}, content_type="application/json"
+    )
+    assert played.status_code == 201 and played.json()["notation"] == "d4"
 
 
 # --- malformed requests: always a 4xx with a message --------------------------------------------------
@@ -125,8 +195,10 @@ def as_alice(client_for, alice):
         ('{"move": "d4", "version": 0}', "application/json; charset=no-such-charset", 201),
         ("move=d4&version=0", "text/plain", 415),
         ("<move/>", "application/xml", 415),
-        ("--x\r\nbroken", "multipart/form-data; boundary=x", 400),
-        ("--x\r\nbroken", "multipart/form-data", 400),
+        ("--x\r\nbroken", "multipart/form-data; boundary=x", 415),
+        ("--x\r\nbroken", "multipart/form-data", 415),
+        ("move=d4&version=0", "application/x-www-form-urlencoded", 415),
+        ('{"move": "d4", "version": 0}', "", 415),
         # Text that is no text, anywhere in the body (games/text.py), and nesting no request needs.
         ('{"move": "d4\\u0000", "version": 0}', "application/json", 400),
         ('{"move": {"\\u0000": "d4"}, "version": 0}', "application/json", 400),
@@ -136,7 +208,7 @@ def as_alice(client_for, alice):
         # Only UTF-8: UTF-7 and friends can spell a lone surrogate that no parser would see coming.
         ("move=%2B2AA-d4&version=0", "application/x-www-form-urlencoded; charset=utf-7", 400),
         ('{"move": "d4", "version": 0}'.encode("utf-16"), "application/json; charset=utf-16", 400),
-        ("move=d4%EF%BF%BE&version=0", "application/x-www-form-urlencoded", 400),
+        ("move=d4%EF%BF%BE&version=0", "application/x-www-form-urlencoded", 415),
     ],
 )
 def test_a_malformed_body_is_a_4xx_with_a_message(as_alice, started_match, body, content_type, status):
@@ -168,14 +240,31 @@ def test_a_body_holding_what_is_not_text_is_refused_saying_what_and_where(
     assert answer.json()["detail"].startswith(reason), answer.json()
 
 
-def test_a_non_character_in_a_form_encoded_api_body_is_refused(as_alice, alice):
-    body = {"game": "wallgo", "seat_count": "2", "name": "x\ufffe"}
-    answer = as_alice.post("/api/matches/", body, format="multipart")
+@pytest.mark.parametrize(
+    ("char", "code"),
+    [
+        ("\r\n", "U+000D"),
+        ("\n", "U+000A"),
+        ("\t", "U+0009"),
+        ("\x1b", "U+001B"),
+        ("\u202e", "U+202E"),
+        ("\u2028", "U+2028"),
+    ],
+)
+def test_a_match_name_with_a_control_or_formatting_character_is_refused(as_alice, char, code):
+    answer = as_alice.post("/api/matches/", {"game": "wallgo", "seat_count": 2, "name": f"Evening{char}game"})
     assert answer.status_code == 400
-    assert (
-        answer.json()["detail"]
-        == "name: This text holds U+FFFE, which Unicode reserves as a non-character; remove it and try again."
+    assert answer.json()["detail"] == (
+        f"name: A name is one line of text; this one holds {code}, a control or formatting character: "
+        "remove it and try again."
     )
+    assert not Match.objects.exists()
+
+
+def test_a_match_name_may_hold_any_printable_text_and_spaces(as_alice):
+    name = "Soirée\u00a0à trois \u2014 \u5c0f\u5b50 \U0001f600"
+    answer = as_alice.post("/api/matches/", {"game": "wallgo", "seat_count": 2, "name": name})
+    assert answer.status_code == 201 and answer.json()["name"] == name
 
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=10_000)
@@ -221,9 +310,35 @@ def check_huge(as_alice, huge: int) -> None:
     assert as_alice.post(f"/api/matches/{huge}/moves/", {"move": "d4", "version": 0}).status_code == 404
 
 
-def test_unknown_fields_and_odd_query_strings_are_harmless(as_alice, alice):
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ({"bots": ["random"]}, "bots"),
+        ({"colour": "red", "bots": 1}, "bots"),
+        ({"seats": 2}, "seats"),
+    ],
+)
+def test_an_unknown_field_in_a_new_match_is_a_400_naming_it(as_alice, extra, named):
+    answer = as_alice.post("/api/matches/", {"game": "wallgo", "seat_count": 2, **extra})
+    assert answer.status_code == 400
+    data = answer.json()
+    assert data["detail"].startswith(f"{named}: There is no field {named}; the fields are game, seat_count, ")
+    assert set(data["errors"]) == set(extra)
+    assert not Match.objects.exists()
+
+
+def test_an_unknown_field_in_a_move_is_a_400_naming_it(as_alice, started_match):
+    match = started_match()
+    answer = as_alice.post(f"/api/matches/{match.pk}/moves/", {"move": "d4", "version": 0, "seat": 1})
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == "seat: There is no field seat; the fields are move, version."
+    match.refresh_from_db()
+    assert match.version == 0
+
+
+def test_odd_query_strings_are_harmless(as_alice, alice):
     services.match_create(creator=alice, game="wallgo", seat_count=2)
-    assert as_alice.get("/api/matches/?page_size=-5&page=1&x=y").status_code == 200
+    assert as_alice.get("/api/matches/?page_size=5&page=1&x=y").status_code == 200
     assert as_alice.get("/api/matches/?scope=nonsense").status_code == 400
     for query, reason in [
         ("x=\x00", "The query parameter x holds a NUL character (U+0000)."),
@@ -237,8 +352,6 @@ def test_unknown_fields_and_odd_query_strings_are_harmless(as_alice, alice):
         answer = as_alice.get(f"/api/matches/?{query}")
         assert answer.status_code == 400, query
         assert answer.json() == {"detail": reason}
-    made = as_alice.post("/api/matches/", {"game": "wallgo", "seat_count": 2, "colour": "red"}, format="json")
-    assert made.status_code == 201
 
 
 def test_answers_have_the_documented_shape(client_for, started_match, alice, bob):

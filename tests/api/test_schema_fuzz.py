@@ -8,6 +8,13 @@ request, which only a committed database survives. Every operation runs twice: o
 Hypothesis makes up, once aimed at real matches, as a player seated there (so the ids exist and the
 services get past their first checks). Examples are few and derandomised so that CI is stable and fast.
 
+Then schemathesis as a third-party developer runs it, from its command line against a live server:
+every check it has (``--checks all``: answers and status codes as documented, schema-valid input
+accepted and invalid input refused, authentication not ignored, deleted or missing resources...) over
+every phase, the stateful one included, which chains operations through the links it infers (a match
+created, then read, joined, moved in). tests/api/schemathesis.toml says which refusals the game makes
+beyond the schema. A few examples per operation here; a long run is a command in the test's docstring.
+
 Two more runs keep the refusals of bad input covered: every operation again with text that is no text (a
 NUL, a lone surrogate, a non-character) put into its body or query string, which must be a 400 naming the
 character; and, for every game of the registry, move objects of every wrong kind (wrong types, nested,
@@ -18,6 +25,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -99,6 +109,61 @@ def _run(strategy, headers: dict[str, str]) -> None:
     call()
 
 
+# --- schemathesis's own command line: every check, every phase ------------------------------------------
+
+CONFIG = Path(__file__).with_name("schemathesis.toml")
+CLI_EXAMPLES = 4
+
+
+@pytest.mark.backend_neutral
+@pytest.mark.django_db(transaction=True)
+def test_schemathesis_with_every_check_and_the_stateful_phase_reports_no_failure(
+    live_server, settings, alice, bob, carol
+):
+    """The command line as a developer would type it, against the live server, with few examples. The
+    long run, against a server of its own (``manage.py runserver``) holding the same kind of data:
+
+        schemathesis --config-file tests/api/schemathesis.toml run <url>/api/schema/?format=json \\
+            --checks all -H "Authorization: Bearer <key>" --max-examples 250 -w 1
+    """
+    # Thousands of matches are created: the account's caps would turn most of them into 403s and 429s.
+    settings.MAX_OPEN_MATCHES_PER_USER = settings.MAX_MATCHES_CREATED_PER_HOUR = 10**6
+    settings.MAX_BOT_SEATS_PER_USER = 10**6
+    _matches(alice, bob, carol)
+    key = Token.objects.create(user=alice).key
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "schemathesis.cli",
+            "--config-file",
+            str(CONFIG),
+            "run",
+            f"{live_server.url}/api/schema/?format=json",
+            "--checks",
+            "all",
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
+            "--header",
+            f"Authorization: Bearer {key}",
+            "--max-examples",
+            str(CLI_EXAMPLES),
+            "--workers",
+            "1",
+            "--seed",
+            "1",
+            "--generation-deterministic",
+            "--no-color",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-6000:]
+    assert "Stateful" in output and re.search(r"\b11 passed\b", output), output[-3000:]
+
+
 # --- text that is no text, in every operation ---------------------------------------------------------
 
 # Lone surrogates travel only as JSON escapes (no UTF-8 text can carry one, so the schemathesis client
@@ -142,7 +207,7 @@ def _run_poisoned(strategy, headers: dict[str, str]) -> None:
     @given(case=strategy, data=st.data())
     def call(case: schemathesis.Case, data: st.DataObject) -> None:
         if isinstance(case.body, dict):
-            # Sent as JSON, so that the parser sees every key (a form body's unknown fields are dropped).
+            # The parser sees every key, and refuses the character before any field is read.
             char = data.draw(st.sampled_from(NOT_TEXT))
             where = data.draw(st.sampled_from(["key", "value", "nested"]))
             poison = {"key": {f"k{char}": 1}, "value": {"note": f"x{char}"}, "nested": {"n": [{"v": char}]}}

@@ -11,6 +11,7 @@ import json
 import random
 
 import pytest
+from django.core.cache import cache
 
 from games.models import HiddenHand, Match
 from games.services import creating, recording
@@ -45,6 +46,9 @@ def give_resources(match: Match) -> None:
     for hidden in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hidden.data = engine.private_view(state, hidden.seat.position)
         hidden.save(update_fields=["data", "updated_at"])
+    # The site never changes a position without a new version, so its page cache is keyed on versions;
+    # a position set in place behind its back must not be served from what was cached before.
+    cache.clear()
 
 
 def choose(move_list: list[dict], built: bool, state: dict) -> dict:

@@ -67,13 +67,27 @@ def _after(moves: int) -> Callable[[Match], Match]:
 
 
 def _wildlings_orders(match: Match) -> Match:
-    """Whatever the first Westeros cards ask decided at random, up to the Houses' orders."""
+    """Whatever the first Westeros cards ask decided at random, up to the Houses' orders; but Put to the
+    Sword forbids nothing, so that the march the test builds is allowed whoever holds Fiefdoms."""
     rng = random.Random(7)
     for _ in range(20):
         match.refresh_from_db()
         if match.engine_state["phase"] == "orders":
             return match
-        play_random_moves(match_id=match.pk, rng=rng, moves=1)
+        actors = match.engine.actors(match.engine_state)
+        if not actors:
+            play_random_moves(match_id=match.pk, rng=rng, moves=1)
+            continue
+        actor = min(actors)
+        moves = match.engine.legal_moves(match.engine_state, actor)
+        forbid_nothing = [m for m in moves if "none" in m.values()]
+        move = forbid_nothing[0] if forbid_nothing else rng.choice(moves)
+        services.move_play(
+            match_id=match.pk,
+            user=match.seats.get(position=actor).user,
+            expected_version=match.version,
+            move=move,
+        )
     raise AssertionError("no orders phase in the first steps")
 
 

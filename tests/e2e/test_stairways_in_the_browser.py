@@ -111,9 +111,23 @@ def editor_layout(page) -> dict:
     return json.loads(page.input_value(f"#{FIELD}"))
 
 
+# A club's own board: the classic walls of an older preset, with the heroes in the middle of the maze.
+CLUB_LAYOUT = {
+    "walls": [
+        "a2n", "b2e", "b5e", "b6n", "b7e", "c4e", "c5n", "c6e", "d3n", "d6n",
+        "e1e", "e1n", "e5e", "e5n", "f2n", "f3e", "f8e", "g4e", "g6n", "h3n",
+    ],
+    "stairways": ["a1", "h8"],
+    "heroes": ["d5", "e4"],
+    "giant": "b7",
+    "rats": [{"square": "c2", "size": 4}, {"square": "g6", "size": 4}],
+}  # fmt: skip
+
+
 def make_the_match_with_the_layout_editor(ann, base: str) -> str:
-    """Ann starts from the two-player classic preset, tries a hero on her own stairway (refused with
-    the reason), then moves hero 2 from e4 to e5, previews the starting board and creates the match."""
+    """Ann looks at the two-player classic preset, pastes her club's own layout instead, tries a hero on
+    her own stairway (refused with the reason), then moves hero 2 from e4 to e5, previews the starting
+    board and creates the match."""
     ann.click("text=New match")
     ann.select_option("#id_game", "stairways")
     ann.fill("#id_seat_count", "2")
@@ -122,10 +136,21 @@ def make_the_match_with_the_layout_editor(ann, base: str) -> str:
     assert editor.is_visible()
     assert "Empty: the preset chosen above is used." in ann.text_content("[data-testid=layout-status]")
 
+    # The preset: each player's hero two steps from home, the monsters shut in the den at the centre.
     ann.select_option("[data-testid=layout-example]", "Classic, first game")
     ann.click("[data-testid=layout-load]")
     layout = editor_layout(ann)
-    assert layout["heroes"] == ["d5", "e4"] and layout["stairways"] == ["a1", "h8"]
+    assert layout["heroes"] == ["a3", "f8"] and layout["stairways"] == ["a1", "h8"]
+    assert editor_marks(ann) == {
+        "a1": "S1", "h8": "S2", "a3": "H", "f8": "H", "d5": "G", "d4": "R4", "e5": "R4"
+    }  # fmt: skip
+    walls = len(layout["walls"])
+    assert len(ann.locator("[data-testid=layout-board] line[data-wall]").all()) == walls
+    status_text = ann.text_content("[data-testid=layout-status]")
+    assert f"{walls} walls, 2 heroes, 2 rat groups, 2 stairways" in status_text
+
+    # Her club's layout, pasted over it: the editor draws what the box holds.
+    ann.fill(f"#{FIELD}", json.dumps(CLUB_LAYOUT))
     assert editor_marks(ann) == {
         "a1": "S1", "h8": "S2", "d5": "H", "e4": "H", "b7": "G", "c2": "R4", "g6": "R4"
     }  # fmt: skip
@@ -163,6 +188,8 @@ def make_the_match_with_the_layout_editor(ann, base: str) -> str:
     assert preview.giant == "b7" and preview.rats == [("c2", 4), ("g6", 4)]
     assert preview.stairways == {"a1": "Orange", "h8": "Blue"}
     assert len(preview.walls) == 20 and "e5e" in preview.walls and preview.offered == set()
+    # With two players no monster reaches these heroes before their owners have moved: no warning.
+    assert not ann.locator("[data-testid=layout-warning]").is_visible()
     assert Match.objects.count() == 0  # a preview creates nothing
 
     ann.get_by_role("button", name="Create match").click()

@@ -224,16 +224,22 @@ def test_presets_are_symmetric_as_the_digest_says(name: str, seats: int) -> None
     assert rats == {(r["square"], r["size"]) for r in layout["rats"]}
 
 
-def test_three_player_heroes_start_equally_far_from_every_stairway_in_all() -> None:
-    layout = layouts.preset("classic", 3, "recommended")
-    totals = {
-        s: sum(
-            abs(board.XY[h][0] - board.XY[s][0]) + abs(board.XY[h][1] - board.XY[s][1])
-            for h in layout["heroes"]
-        )
-        for s in layout["stairways"]
-    }
-    assert set(totals.values()) == {28}
+OWN_HERO_CASES = [(n, s, "recommended") for n, s in PRESET_CASES] + [
+    (n, 2, "first_game") for n in layouts.PRESETS
+]
+
+
+@pytest.mark.parametrize(("name", "seats", "pieces"), OWN_HERO_CASES)
+def test_every_player_has_a_hero_two_steps_from_home_in_sight_of_it(
+    name: str, seats: int, pieces: str
+) -> None:
+    # Two players with the first game's two heroes get one each; three or four players get one each
+    # from the recommended set only (green, with three, the mirror pair beside its stairway).
+    layout = layouts.preset(name, seats, pieces)
+    walls = board.walls_mask(layout["walls"])
+    for stairway in layout["stairways"]:
+        near = [h for h in layout["heroes"] if board.distances(h, walls).get(stairway) == 2]
+        assert near and all(board.in_sight(h, stairway, walls, False) for h in near), stairway
 
 
 GOOD_LAYOUT = {

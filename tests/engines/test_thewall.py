@@ -305,7 +305,7 @@ def test_a_short_game_ends_after_twelve_rounds() -> None:
     state = ENGINE.new_state(seats=2, options={"rounds": "12"}, rng=random.Random(0))
     state.update(leader=3, round=12, turn=48)
     state, events = act(state, "end")
-    assert "the Others have not won within 12 rounds" in texts(events)
+    assert "the Wall has held for 12 rounds" in texts(events)
     assert ENGINE.view(state, None)["rounds"] == 12
 
 
@@ -316,7 +316,7 @@ def test_the_night_watch_holds_when_the_others_have_not_won_by_the_last_round() 
     state = position(("ranger", "1212"), ("white_walker", "0303"), leader="waymar", round_=20)
     state, events = act(state, "end")
     assert state["phase"] == "over" and state["winner"] == "watch"
-    assert "the Others have not won within 20 rounds" in texts(events)
+    assert "the Wall has held for 20 rounds" in texts(events)
     assert ENGINE.outcome(state) == [1.0, 0.0]
     assert ENGINE.actors(state) == frozenset() and ENGINE.legal_moves(state, 0) == []
 

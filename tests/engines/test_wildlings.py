@@ -55,6 +55,13 @@ def position(
         for card in hand + discard:
             deck.remove(card)
         house["hand"], house["discard"], house["deck"] = sorted(hand), sorted(discard), deck
+    # Scenarios set the starting places in seat order (Orange first on the Iron Throne), as they read them.
+    order = list(range(seats))
+    state["tracks"] = {
+        "throne": order,
+        "fiefdoms": order[::-1],
+        "court": order[seats // 2 :] + order[: seats // 2],
+    }
     state["wild_deck"] = list(top) + [c for c in state["wild_deck"] if c not in top]
     state["threat"] = threat
     state["phase"] = "run"

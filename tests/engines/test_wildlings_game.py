@@ -74,7 +74,27 @@ def test_each_house_starts_with_5_power_3_castles_supply_3_and_three_levies() ->
         assert (house["power"], house["castles"], house["supply"]) == (5, 3, 3)
         assert (house["footmen"], house["knights"]) == (2, 1)
         assert house["hand"] == [] and sorted(house["deck"]) == list(rules.HOUSE_DECK)
-    assert state["tracks"] == {"throne": [0, 1, 2, 3], "fiefdoms": [3, 2, 1, 0], "court": [2, 3, 0, 1]}
+    throne = state["tracks"]["throne"]
+    assert sorted(throne) == [0, 1, 2, 3]
+    # Fiefdoms the Iron Throne reversed, King's Court turned by half the table: no House leads twice.
+    assert state["tracks"] == {"throne": throne, "fiefdoms": throne[::-1], "court": throne[2:] + throne[:2]}
+
+
+@pytest.mark.parametrize("seats", [3, 6])
+def test_the_starting_places_on_the_tracks_are_dealt_so_every_seat_may_lead_each_track(seats: int) -> None:
+    leaders = {track: set() for track in rules.TRACKS}
+    for seed in range(60):
+        tracks = ENGINE.new_state(seats=seats, options={}, rng=random.Random(seed))["tracks"]
+        for track in rules.TRACKS:
+            leaders[track].add(tracks[track][0])
+    assert all(found == set(range(seats)) for found in leaders.values())
+
+
+def test_dealing_the_starting_places_keeps_the_wildling_deck_of_the_seed() -> None:
+    state = ENGINE.new_state(seats=4, options={}, rng=random.Random(1))
+    deck = sorted(rules.WILDLINGS)
+    random.Random(1).shuffle(deck)
+    assert state["wild_deck"] == deck
 
 
 def test_the_westeros_chance_step_draws_one_card_of_each_deck_and_fills_every_hand_to_three() -> None:

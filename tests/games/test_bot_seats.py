@@ -16,7 +16,6 @@ from games import services
 from games.bots import RandomBot, SearchBot, bot_for
 from games.errors import ServiceError
 from games.models import Match, Move, Notification, Seat, Turn
-from games.rng import rng_dump, rng_load
 from games.services import playing
 from tests.conftest import no_vacation
 
@@ -178,19 +177,6 @@ def test_the_computer_moves_first_when_it_holds_the_first_seat_to_act(
         )
     match.refresh_from_db()
     assert match.public_view["round"] == 2 and match.public_view["committed"] == [False, True]
-
-
-def test_the_computer_plays_with_the_match_rng_and_stores_it(alice):
-    match = services.match_create(creator=alice, game="wallgo", seat_count=2, bots=["random"])
-    services.move_play(match_id=match.pk, user=alice, expected_version=0, text="d4")
-    match.refresh_from_db()
-    rng = rng_load(match.rng_state)
-    expected = RandomBot().choose(match.engine, match.engine_state, 1, rng)
-    services.bot_move(match_id=match.pk, version=match.version, position=1)
-    last = Move.objects.filter(match=match).last()
-    assert last.seat.position == 1 and last.move == expected
-    match.refresh_from_db()
-    assert match.rng_state == rng_dump(rng)
 
 
 def test_a_position_that_changed_while_the_computer_thought_is_left_alone(alice, monkeypatch):

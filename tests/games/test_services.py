@@ -33,6 +33,10 @@ def test_a_new_match_is_open_with_its_creator_in_the_first_seat(alice):
         ({"game": "wallgo", "seat_count": 2, "options": {"speed": "fast"}}, "has no option speed"),
         ({"game": "wallgo", "seat_count": 2, "move_time_limit": timedelta(minutes=5)}, "between one hour"),
         ({"game": "wallgo", "seat_count": 2, "name": "x" * 81}, "at most 80"),
+        (
+            {"game": "wallgo", "seat_count": 2, "name": "Friday\r\nnight"},
+            "one line of text; this one holds U\\+000D",
+        ),
     ],
 )
 def test_creating_a_match_refuses_bad_settings_with_a_reason(alice, kwargs, reason):

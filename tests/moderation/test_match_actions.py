@@ -402,6 +402,17 @@ def test_taking_back_the_move_that_ended_the_match_voids_its_result(started_matc
     assert not Move.objects.filter(pk=last.pk).exists()
 
 
+def test_a_finished_match_that_drew_dice_keeps_its_result_once_its_seed_is_revealed(started_match, moderator):
+    match = play_random(started_match(), moves=500, seed=7)
+    assert match.status == Match.Status.FINISHED and match.seed_revealed
+    # As if a chance step had been drawn after the setup: reopening would replay known dice.
+    Match.objects.filter(pk=match.pk).update(chance_steps=2)
+    with pytest.raises(Conflict, match="seed was revealed"):
+        moderation.move_rollback(moderator=moderator, match_id=match.pk, reason="Misclick")
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.result_text
+
+
 # --- adjudicating, abandoning, cancelling -------------------------------------------------------------
 
 

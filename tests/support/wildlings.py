@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
+
 from games.engines.wildlings.rules import HOUSE_DECK
 from games.models import HiddenHand, Match
 
@@ -17,6 +19,9 @@ def state_store(match: Match, state: dict[str, Any]) -> Match:
     for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hand.data = engine.private_view(state, hand.seat.position)
         hand.save(update_fields=["data"])
+    # The site never changes a position without a new version, so its page cache is keyed on versions;
+    # a position set in place behind its back must not be served from what was cached before.
+    cache.clear()
     match.refresh_from_db()
     return match
 
@@ -55,4 +60,8 @@ def attack_ahead(
             for card in [*hand, *house["discard"]]:
                 rest.remove(card)
             house["hand"], house["deck"] = hand, rest
+    # The tracks in seat order (a new game deals them), so that who answers first is known.
+    order = list(range(len(state["houses"])))
+    half = len(order) // 2
+    state["tracks"] = {"throne": order, "fiefdoms": order[::-1], "court": order[half:] + order[:half]}
     return state

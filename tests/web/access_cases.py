@@ -431,6 +431,10 @@ CASES: dict[str, Case] = {
     "match-live": reads(path="/matches/{live}/live/", expect=everyone(OK), subject="live", public=True),
     "match-log": reads(path="/matches/{live}/log/", expect=everyone(OK), subject="live", public=True),
     "match-replay": reads(path="/matches/{live}/replay/", expect=everyone(OK), subject="live", public=True),
+    # Provable dice: anyone may check a finished match's draws, download its record, or load one.
+    "match-verify": reads(path="/matches/{finished}/verify/", expect=everyone(OK), public=True),
+    "match-record": reads(path="/matches/{finished}/record.json", expect=everyone(OK), public=True),
+    "record-import": reads(path="/records/import/", expect=everyone(OK), write=OK, public=True),
     "match-join": post_only(
         "/matches/{open}/join/", members(done(OPEN), player=refused(OPEN)), subject="open"
     ),
@@ -479,6 +483,7 @@ MISSING = {
     "live": ("987654", 404),
     "open": ("987654", 404),
     "stairways": ("987654", 404),
+    "finished": ("987654", 404),
     "report": ("987654", 404),
     "message": ("987654", 404),
     "suspension": ("987654", 404),

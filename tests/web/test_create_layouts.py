@@ -35,7 +35,7 @@ def own_layout() -> dict:
     layout = preset("classic", 2, "first_game")
     layout["name"] = "home-made"
     layout["walls"] = [w for w in layout["walls"] if w != "d4e"] + ["d4e"]
-    layout["heroes"] = ["d5", "e4"]
+    layout["heroes"] = ["b7", "g2"]
     return layout
 
 
@@ -171,3 +171,35 @@ def test_a_layout_named_in_readable_text_plays_on_postgresql_too(as_alice, bob):
     services.seat_join(match_id=match.pk, user=bob)
     match.refresh_from_db()
     assert match.status == Match.Status.ACTIVE
+
+
+def risky_layout() -> dict:
+    """Rats two steps from a hero on open floor: they reach it before the second player's first turn."""
+    return {
+        "name": "risky",
+        "walls": [],
+        "stairways": ["a1", "h8"],
+        "heroes": ["d1", "e8"],
+        "giant": None,
+        "rats": [{"square": "d3", "size": 4}, {"square": "h4", "size": 4}],
+    }
+
+
+def test_the_preview_warns_when_monsters_can_reach_a_hero_before_every_player_has_had_a_turn(as_alice):
+    response = create(as_alice, risky_layout(), preview=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'data-testid="opening-risk"' in page and 'data-squares="d1"' in page
+    assert "Warning: monsters can reach hero 1 (d1) before every player has had a turn." in page
+
+
+def test_a_preset_or_a_safe_layout_previews_without_a_warning(as_alice):
+    for layout in (preset("maze", 2, "recommended"), own_layout()):
+        page = create(as_alice, layout, preview=True).content.decode()
+        assert 'data-testid="preview"' in page and "opening-risk" not in page
+
+
+def test_the_warning_is_no_error_a_risky_layout_still_starts_a_match(as_alice):
+    response = create(as_alice, risky_layout())
+    assert response.status_code == 302
+    assert json.loads(Match.objects.get().options["layout_json"])["name"] == "risky"

@@ -52,6 +52,10 @@ def test_creating_a_match_from_the_form(as_alice):
         ({"game": "nope", "seat_count": 2, "move_time_unit": "days"}, "Select a valid choice"),
         ({"game": "wallgo", "seat_count": "two", "move_time_unit": "days"}, "Enter a whole number"),
         (
+            {"game": "wallgo", "seat_count": 2, "move_time_unit": "days", "name": "Right\u202eto left"},
+            "A name is one line of text; this one holds U+202E",
+        ),
+        (
             {"game": "wallgo", "seat_count": 2, "move_time_unit": "days", "opt_wallgo_rules": "x"},
             "valid choice",
         ),

@@ -13,6 +13,12 @@ is re-dealt and it fetches everything again: not one byte may differ. Every answ
 e-mail is scanned: none may carry another seat's private view, the content of a hidden deck or the
 random generator's state, nor name a key that only the server's copy of the position has.
 
+The pages keep their parts in the cache, per version of the match and viewer seat (games/views.py),
+and the test runs with that cache on (the test settings' in-process cache; one case on a real Redis).
+Every part a viewer is served from the cache must have been made for its own seat; at a checkpoint the
+re-dealt fetch is made twice, from the warm cache and again once the cache is emptied, so that the parts
+made anew from the re-dealt position are checked too.
+
 Fetching everything for every viewer after every step would cost minutes per match; one viewer a step
 and one checkpoint every few steps see every viewer at many points of every phase.
 """
@@ -33,11 +39,12 @@ from typing import Any
 import pytest
 import time_machine
 from django.core import mail
+from django.core.cache import cache, caches
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import dispatch, tasks
+from games import dispatch, livekeys, tasks
 from games.api.tokens import api_token_create
 from games.engines import registry
 from games.engines.base import Engine
@@ -151,11 +158,45 @@ def _differing_keys(a: Any, b: Any, path: tuple[str, ...] = ()) -> Iterator[str]
         yield from path
 
 
+class CacheWatch:
+    """Which page parts each viewer is served from the cache (games/livekeys.cache_read)."""
+
+    def __init__(self) -> None:
+        self.viewer: Viewer | None = None
+        self.hits: dict[str, Counter[str]] = {}
+        self.strays: list[str] = []
+
+    def record(self, found: dict[str, Any]) -> None:
+        viewer = self.viewer
+        if viewer is None:
+            return
+        for key in found:
+            if not key.startswith("page:"):
+                continue
+            name, owner = key.split(":")[1:3]
+            if name.startswith("mine-"):
+                # My matches' rows and count, named by the user's matches' key (u<user id>. ...).
+                mine = viewer.user is not None and owner.startswith(f"u{viewer.user.pk}.")
+            else:
+                mine = owner == ("spectator" if viewer.position is None else f"seat{viewer.position}")
+            if not mine:
+                self.strays.append(f"{viewer.label} was served {key}")
+            self.hits.setdefault(viewer.label, Counter())[name] += 1
+
+    @contextlib.contextmanager
+    def fetching(self, viewer: Viewer) -> Iterator[None]:
+        self.viewer = viewer
+        try:
+            yield
+        finally:
+            self.viewer = None
+
+
 class Table:
     """One match and everyone at it: plays steps, delivers mail, watches, and collects what leaked."""
 
-    def __init__(self, *, slug: str, seats: int, users: list, rng: random.Random) -> None:
-        self.slug, self.seats, self.rng = slug, seats, rng
+    def __init__(self, *, slug: str, seats: int, users: list, rng: random.Random, watch: CacheWatch) -> None:
+        self.slug, self.seats, self.rng, self.watch = slug, seats, rng, watch
         self.engine: Engine = registry.get_engine(slug)
         self.players = [
             Viewer(k, Client(enforce_csrf_checks=True), api_token_create(user=user).key, user)
@@ -234,7 +275,7 @@ class Table:
     def settle(self) -> None:
         """After a step: learn what is secret in the new position, then scan the mover's answer."""
         self.match.refresh_from_db()
-        self._learn_secrets(self.match.engine_state, self.match.rng_state)
+        self._learn_secrets(self.match.engine_state, self.match.rng_state, self.match)
         for viewer, name, answer in self.answers:
             self._scan(viewer, name, answer)
         self.answers.clear()
@@ -251,7 +292,8 @@ class Table:
     def _submit_form(self, mover: Viewer, choice: dict[str, Any]) -> str:
         """Read the match page, then post its move form with the page's CSRF token and version."""
         url = reverse("match-detail", args=[self.match.pk])
-        page = mover.client.get(url)
+        with self.watch.fetching(mover):
+            page = mover.client.get(url)
         assert page.status_code == 200
         text = page.content.decode()
         self.answers.append((mover, "page with its move form", text))
@@ -335,7 +377,8 @@ class Table:
 
     def observe(self, viewer: Viewer) -> None:
         """The viewer fetches everything it can; each answer is scanned for secrets."""
-        viewer.seen = everything(viewer.client, self.match, viewer.token)
+        with self.watch.fetching(viewer):
+            viewer.seen = everything(viewer.client, self.match, viewer.token)
         for name, text in viewer.seen.items():
             self._scan(viewer, name, text)
         self._check_view(viewer, viewer.seen["api-match"])
@@ -354,7 +397,7 @@ class Table:
         active = self.match.status == Match.Status.ACTIVE
         assert answer["to_act"] == (sorted(self.engine.actors(state)) if active else []), self.where()
 
-    def _learn_secrets(self, state: dict[str, Any], rng_state: list[Any]) -> None:
+    def _learn_secrets(self, state: dict[str, Any], rng_state: list[Any] | None, match: Match) -> None:
         """What each viewer may not learn now: the other seats' private views (the parts the viewer
         cannot read off its own view or legal moves), the content of what no view shows, the RNG state."""
         engine = self.engine
@@ -380,9 +423,14 @@ class Table:
             if all(isinstance(item, int) and item in seat_numbers for item in value):
                 continue
             texts.update(dict.fromkeys(_json_forms(value), f"the position's {key!r}"))
-        # A run of the generator's internal words would give the whole state away.
-        words = rng_state[1][1:4]
-        texts.update(dict.fromkeys((", ".join(map(str, words)), ",".join(map(str, words))), "the RNG state"))
+        if rng_state:
+            # A run of the generator's internal words would give the whole state away.
+            words = rng_state[1][1:4]
+            forms = (", ".join(map(str, words)), ",".join(map(str, words)))
+            texts.update(dict.fromkeys(forms, "the RNG state"))
+        if match.seed and match.status == Match.Status.ACTIVE:
+            # A match drawing from a seed: every draw to come follows from it until it is told at the end.
+            texts[match.seed] = "the match's seed"
         private_keys = {key for private in privates for key in private}
 
         def pairs(document: Any) -> set[tuple[str, str]]:
@@ -471,18 +519,26 @@ class Table:
 
     def checkpoint(self, viewers: list[Viewer]) -> None:
         """Each viewer fetches everything; then, in a savepoint rolled back afterwards, all it may not
-        know is re-dealt and it fetches everything again: not one byte may differ."""
+        know is re-dealt and it fetches everything again, from the warm cache and then from an empty
+        one (every part made anew from the re-dealt position): not one byte may differ."""
         for viewer in viewers:
             self.observe(viewer)
             with transaction.atomic():
                 redealt = redeal_hidden(self.match, self.engine, viewer.position, self.rng, decks_too=True)
                 if redealt:
-                    again = everything(viewer.client, self.match, viewer.token)
-                    for name, before in viewer.seen.items():
-                        if again[name] != before:
-                            change = _diff(before, again[name])
-                            self._found(f"{self.where()}: {viewer.label}'s {name} changed {change}")
+                    for cached in ("warm", "emptied"):
+                        if cached == "emptied":
+                            cache.clear()
+                        with self.watch.fetching(viewer):
+                            again = everything(viewer.client, self.match, viewer.token)
+                        for name, before in viewer.seen.items():
+                            if again[name] != before:
+                                change = _diff(before, again[name])
+                                what = f"{viewer.label}'s {name} ({cached} cache)"
+                                self._found(f"{self.where()}: {what} changed {change}")
                 transaction.set_rollback(True)
+            # The parts made from the re-dealt position go with it: they must not outlive the savepoint.
+            cache.clear()
             self.match.refresh_from_db()
             self.redealt[viewer.label] += redealt
 
@@ -495,11 +551,50 @@ def _diff(before: str, after: str) -> str:
     return f"at {at}: {before[max(0, at - 60) : at + 60]!r} -> {after[max(0, at - 60) : at + 60]!r}"
 
 
+@pytest.fixture
+def cache_watch(monkeypatch) -> CacheWatch:
+    watch = CacheWatch()
+    read = livekeys.cache_read
+
+    def watched(names: list[str]) -> dict[str, Any]:
+        found = read(names)
+        watch.record(found)
+        return found
+
+    monkeypatch.setattr(livekeys, "cache_read", watched)
+    return watch
+
+
+@pytest.fixture
+def redis_cache(settings, redis_url) -> Iterator[None]:
+    """Django's cache on a real Redis (the suite's own, or the one REDIS_URL names) for one test."""
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+    }
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.mark.parametrize(("slug", "seats"), CASES)
-def test_every_seat_plays_a_whole_match_over_http_and_learns_only_what_it_may(slug, seats, make_user) -> None:
+def test_every_seat_plays_a_whole_match_over_http_and_learns_only_what_it_may(
+    slug, seats, make_user, cache_watch
+) -> None:
+    _play_and_watch(slug, seats, make_user, cache_watch)
+
+
+def test_the_pages_parts_kept_in_redis_reach_only_their_own_seat(make_user, cache_watch, redis_cache) -> None:
+    assert type(caches["default"]).__name__ == "RedisCache"
+    _play_and_watch("stairways", 2, make_user, cache_watch)
+
+
+def _play_and_watch(slug: str, seats: int, make_user, watch: CacheWatch) -> None:
+    cache.clear()  # nothing from another test's match of the same number
     users = [make_user(f"{slug}-{seats}-{k}") for k in range(seats)]
     with time_machine.travel(START, tick=False) as clock:
-        table = Table(slug=slug, seats=seats, users=users, rng=random.Random(f"http-{slug}-{seats}"))
+        table = Table(
+            slug=slug, seats=seats, users=users, rng=random.Random(f"http-{slug}-{seats}"), watch=watch
+        )
         table.settle()
         table.poll()
         while table.step < MAX_STEPS and table.match.status == Match.Status.ACTIVE:
@@ -519,3 +614,8 @@ def test_every_seat_plays_a_whole_match_over_http_and_learns_only_what_it_may(sl
     assert all(table.redealt[viewer.label] for viewer in table.viewers), f"{where}: {table.redealt}"
     assert all(player.mails for player in table.players), f"{where}: a seat got no e-mail"
     assert not table.findings + table.leaked_keys(), "\n".join(table.findings + table.leaked_keys())
+    # The cache was used, by every viewer, and never handed one viewer a part made for another.
+    assert not watch.strays, "\n".join(watch.strays[:20])
+    for viewer in table.viewers:
+        served = watch.hits.get(viewer.label, Counter())
+        assert served["board"] and served["panel"] and served["log"], f"{where}: {viewer.label} {served}"

@@ -313,6 +313,9 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
+    # The API's own views read JSON only (games.api.views.ApiView). These serve the others (the schema
+    # and documentation pages), which take no body: they let the CSRF check read a posted form, so that
+    # a form posted there is a 403 or a 405 as on any page, not a 415.
     "DEFAULT_PARSER_CLASSES": [
         "games.api.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
@@ -326,10 +329,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Wallsite API",
     "DESCRIPTION": (
-        "Play Wallsite's turn-based games from a program. Authenticate with `Authorization: Token <key>` "
-        "(create the key on your settings page) or with the site's session and its CSRF token. "
-        "A match reads exactly as your seat sees it on the web page; every error is a 4xx with a "
-        '`{"detail": "..."}` message.'
+        "Play Wallsite's turn-based games from a program. Authenticate with `Authorization: Bearer <key>` "
+        "or `Authorization: Token <key>` (create the key on your settings page), or with the site's "
+        "session and its CSRF token. Bodies are JSON. A match reads exactly as your seat sees it on the "
+        'web page; every error is a 4xx with a `{"detail": "..."}` message. Creating matches is capped '
+        "per account (a 403 names the cap; the hourly one is a 429 with `Retry-After`)."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

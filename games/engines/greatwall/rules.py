@@ -14,6 +14,7 @@ into a Tower, then a War Machine shot, then saving Killed soldiers) are tasks pu
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
 import re
@@ -196,7 +197,9 @@ def _shame(state: State, seat: int, why: str, events: list[Event]) -> None:
 
 
 def _score(state: State, seat: int) -> int:
-    return max(0, state["honor"][seat] - SHAME_PENALTY * state["shame"][seat])
+    # Decision: no floor at 0. With one, most games ended with every score at 0 (a draw), hiding which
+    # general defended better in a hard year.
+    return state["honor"][seat] - SHAME_PENALTY * state["shame"][seat]
 
 
 # --- Horde cards ---------------------------------------------------------------------------------------
@@ -2067,11 +2070,58 @@ class GreatWall(Engine):
         return [float(_score(state, s)) for s in range(state["seats"])]
 
     def evaluate(self, state: State) -> list[float]:
-        """The search bots' estimate: the score so far, minus a little for a wall close to falling."""
+        """The search bots' estimate of the final scores (a heuristic of ours, not a rule): Honor less
+        the Shame penalty so far, plus what the position is worth before the end: resources and ready
+        soldiers (Honor to come), Overseers while years remain, the Horde cards a seat leads on (their
+        Honor in proportion to how covered they are), Archers and Tower Spearmen (Honor each Winter),
+        and the Shame a seat risks where a section is about to be breached without its soldiers."""
         if state["season"] == "over":
             return list(self.outcome(state) or [])
-        danger = sum(1 for sec in state["sections"] if sec["level"] == 0)
-        return [float(_score(state, s)) - 2.0 * danger for s in range(state["seats"])]
+        seats = state["seats"]
+        later = max(0.0, (YEARS - state["year"]) / YEARS)  # the share of the game still to come
+        values = [float(state["honor"][s] - SHAME_PENALTY * state["shame"][s]) for s in range(seats)]
+        for s in range(seats):
+            res = state["res"][s]
+            values[s] += 0.3 * (res["wood"] + res["stone"] + res["gold"]) + 0.4 * res["chi"]
+            values[s] += 0.6 * sum(state["reserve"][s].values())
+            values[s] += 0.5 * later * sum(state["overseers"][s].values())
+            values[s] += 0.3 * len(state["hands"][s])
+        for t, owner in enumerate(state["towers"]):
+            if owner is not None:
+                values[owner] += 1.0 * len(TOWER_SECTIONS[t])
+        for section in state["sections"]:
+            cards = [c for c in section["rows"] if c is not None]
+            present: set[int] = set()
+            for owner, kind in section["firing"]:
+                present.add(owner)
+                values[owner] += 0.8 + (0.6 if kind == "archer" else 0.0)
+            for card in cards:
+                counts = [0] * seats
+                for owner, _ in _soldiers_on(card):
+                    counts[owner] += 1
+                    present.add(owner)
+                    values[owner] += 0.5  # its reward is banked; the soldier comes back after
+                spots = _spots(card)
+                done = sum(1 for k in spots if card["cover"][k - 1] is not None) / len(spots)
+                top = max(counts)
+                if top:
+                    leaders = [o for o in range(seats) if counts[o] == top]
+                    for o in leaders:
+                        values[o] += HORDES[card["type"]]["honor"] * done * done / len(leaders)
+            if cards and _power(section) > _defence(section):
+                # A breach costs everybody 1 Honor and a Shame token to each seat with nobody there.
+                for o in range(seats):
+                    values[o] -= 1.0 + (0.0 if o in present else 1.5)
+        # A total defeat levels every score: the nearer it is, the less a lead is worth. Rams in the
+        # first row and Trebuchets each destroy a level a Winter; the wall falls when none is left.
+        levels = sum(sec["level"] for sec in state["sections"])
+        siege = 0.0
+        for sec in state["sections"]:
+            for r, c in enumerate(sec["rows"]):
+                if c is not None and c["type"] in ("ram", "trebuchet"):
+                    siege += 1.0 if (r == 0 or c["type"] == "trebuchet") else 0.5
+        fall = 1.0 / (1.0 + math.exp(1.5 * (levels - siege) - 0.5))
+        return [(1.0 - fall) * v - fall for v in values]
 
     def balance_stats(self, state: State) -> dict[str, float]:
         reason = state["end_reason"]
@@ -2081,6 +2131,7 @@ class GreatWall(Engine):
             "shame_ran_out": float(reason == "shame_ran_out"),
             "wall_completed": float(reason == "wall_completed"),
             "time_ran_out": float(reason == "time_ran_out"),
+            "player_left": float(reason in ("left", "alone")),
             "years": float(state["year"]),
             "raids": float(stats["raids"]),
             "breaches": float(stats["breaches"]),

@@ -349,6 +349,18 @@ def _scores(state: State) -> list[int]:
     return scores
 
 
+def _opening(state: State) -> bool:
+    """Whether nothing has happened yet: the first seat's first turn, before its first move."""
+    return (
+        state["phase"] == "play"
+        and state["last"] is None
+        and sum(state["turns"]) == 1
+        and not state["agenda"]
+        and state["pending"] is None
+        and state["bid"] is None
+    )
+
+
 def _first_turn(state: State) -> bool:
     return state["turns"][state["current"]] == 1
 
@@ -2077,6 +2089,10 @@ class Stairways(Engine):
             "last": None if state["last"] is None else dict(state["last"]),
             "end_reason": state["end_reason"],
         }
+        if state["options"].get("layout") == "custom" and _opening(state):
+            # A home-made layout may let monsters reach heroes before anyone could play for them: the
+            # first position says which (the create form's preview shows it as a warning).
+            view["opening_risk"] = [i + 1 for i in opening_losses(state)]
         if _multi(state):
             # Cards set aside for a teleporter lie face up, as bids do.
             view.update(
@@ -2160,6 +2176,79 @@ class Stairways(Engine):
         if state["phase"] != "over":
             return None
         return [float(s) for s in _scores(state)]
+
+    def evaluate(self, state: State) -> list[float]:
+        """An estimate of the final scores for the search bots: what has come up each stairway, plus
+        each hero still in the maze shared out among the stairways by how near it is to them (by the
+        walking distance, more when it sees one, more for seats owning a treasure wonder, which can
+        lure it), scaled down by the danger it is in. The danger follows the monsters' own rules: a rat
+        group walks to the one nearest hero it can reach (none while two on different squares are
+        equally near), so it threatens that hero only, unless the swords there beat it, and sooner
+        the fewer turns its walk takes; a giant that sees a hero charges it when the turn ends."""
+        scores = [float(s) for s in _scores(state)]
+        if state["phase"] == "over":
+            return scores
+        masks = _masks(state)
+        true_los = _true(state)
+        stairways = state["stairways"]
+        active = set(_active(state))
+        heroes = state["heroes"]
+        floor = _on_floor(state)
+        alive = dict.fromkeys(floor, 1.0)
+        for rat in state["rats"]:
+            if rat["square"] is None:
+                continue
+            board, local = split(rat["square"])
+            reach = distances(local, masks[board])
+            near = []
+            for i in floor:
+                hero_board, hero_local = split(heroes[i]["square"])
+                if hero_board == board and hero_local in reach:
+                    near.append((reach[hero_local], i))
+            if not near:
+                continue
+            best = min(d for d, _ in near)
+            targets = [i for d, i in near if d == best]
+            if (
+                len({heroes[i]["square"] for i in targets}) > 1
+                or sum(heroes[i]["swords"] for i in targets) >= rat["size"]
+            ):
+                continue
+            rounds = best / max(1, len(active))  # one step at the end of every player's turn
+            for i in targets:
+                alive[i] *= 1.0 - 0.8 / (1.0 + rounds)
+        giants = [g["square"] for _, g in _giants(state)]
+        lures = [1.0 + 0.5 * sum(state["wonders"][s] == seat for s in "DS") for seat in range(state["seats"])]
+        for i in floor:
+            hero = heroes[i]
+            if any(_sees(g, hero["square"], masks, true_los) for g in giants):
+                alive[i] *= 0.25
+            value = POINTS_HERO + POINTS_JEWEL * hero["jewels"] + POINTS_SWORD * hero["swords"]
+            board, local = split(hero["square"])
+            reach = distances(local, masks[board])
+            weights = []
+            for seat, stair in enumerate(stairways):
+                steps = reach.get(stair) if board == 0 else None
+                weight = 0.02 if steps is None else 1.0 / (1.0 + steps) ** 2
+                if steps is not None and _sees(hero["square"], stair, masks, true_los):
+                    weight *= 3.0
+                weights.append(weight * lures[seat] * (1.0 if seat in active else 0.5))
+            total = sum(weights)
+            for seat, weight in enumerate(weights):
+                scores[seat] += 0.8 * value * alive[i] * weight / total
+        return scores
+
+    def balance_stats(self, state: State) -> dict[str, float]:
+        """Counts for the balance benchmark: whether every score is 0 (a game nobody won anything in),
+        the heroes lost and escaped, the rounds played and whether the stalemate rule ended it."""
+        heroes = state["heroes"]
+        return {
+            "all_zero": float(not any(_scores(state))),
+            "heroes_lost": float(sum(h["fate"] == "dead" for h in heroes)),
+            "heroes_escaped": float(sum(h["fate"] == "escaped" for h in heroes)),
+            "rounds": float(max(state["turns"])),
+            "stalemate": float(str(state.get("end_reason") or "").startswith(f"{STALL_ROUNDS} full rounds")),
+        }
 
     def skip(self, state: State, seat: int, rng: random.Random) -> tuple[State, list[Event]]:
         """A seat out of time: a response yields, a decision is made at random among its options, and a
@@ -2250,3 +2339,47 @@ class Stairways(Engine):
                 data={"seat": bid["seat"], "suit": bid["suit"]},
             )
         )
+
+
+# --- the opening check ----------------------------------------------------------------------------------
+def opening_losses(state: State) -> list[int]:
+    """The heroes (indices) that a monster can reach during the first round of the game in ``state``,
+    a game that has not begun: every seat in turn ends its first turn without playing a card, and
+    every choice of the monster movements that follow (which hero the giant charges, which way rats
+    go) is tried. Nobody can bring a hero up a stairway in a first turn, so a hero lost in that round
+    is lost before any seat could play for it. The engine's own moves are used, so the answer follows
+    its rules exactly, variants included; the draws do not matter to monsters."""
+    engine = Stairways()
+    chance = random.Random(0)
+    start = [h["fate"] for h in state["heroes"]]
+    lost: set[int] = set()
+    frontier = [state]
+    for _ in range(len(_active(state))):
+        ended: dict[str, State] = {}
+        work = [engine.apply(s, s["current"], {"end": True})[0] for s in frontier if s["phase"] != "over"]
+        while work:
+            here = work.pop()
+            lost.update(i for i, h in enumerate(here["heroes"]) if h["fate"] == "dead" and start[i] != "dead")
+            if here["phase"] == "over":
+                continue
+            if engine.chance_pending(here):
+                work.append(engine.resolve_chance(here, chance)[0])
+                continue
+            kind, seat = _awaiting(here)
+            if kind == "play":
+                # The next seat's turn: positions that differ only in the cards drawn are one.
+                key = json.dumps([here["heroes"], here["giant"], here.get("giants"), here["rats"]])
+                ended.setdefault(key, here)
+                continue
+            assert seat is not None
+            work.extend(engine.apply(here, seat, move)[0] for move in engine.legal_moves(here, seat))
+        frontier = list(ended.values())
+    return sorted(lost)
+
+
+def exposed_heroes(layout: dict[str, Any], seats: int, *, los: str = "row") -> list[int]:
+    """The heroes (indices into ``layout["heroes"]``, further boards' after the first's) that a monster
+    can reach before every seat has had a first turn and before the first seat's second (see
+    ``opening_losses``); empty for a fair start. ``layout`` must be valid for ``seats``."""
+    options = {"layout_json": json.dumps(layout), "los": los}
+    return opening_losses(Stairways().new_state(seats=seats, options=options, rng=random.Random(0)))

@@ -428,6 +428,7 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
             f'class="wall" data-wall="{_a(edge)}"/>'
         )
     out.append("</g>")
+    out.append(_opening_risk(view, top))
 
     if interactive:
         out.append('<g class="edges">')
@@ -447,6 +448,48 @@ def render(view: dict[str, Any], seat: int | None, *, interactive: bool) -> str:
     out.append(_strip(view, seat, interactive, pending, awaiting, top))
     out.append("</svg>")
     return "".join(out)
+
+
+def _risk_squares(view: dict[str, Any]) -> list[str]:
+    heroes = {h.get("number"): h.get("square") for h in view.get("heroes", [])}
+    return [str(heroes[n]) for n in view.get("opening_risk") or [] if heroes.get(n)]
+
+
+def _opening_risk(view: dict[str, Any], top: int) -> str:
+    """A custom layout whose heroes monsters can reach in the first round: a dashed red ring round each
+    such hero (see ``opening_losses`` in rules.py); the strip adds a warning line for a spectator."""
+    squares = _risk_squares(view)
+    if not squares:
+        return ""
+    out = [f'<g class="opening-risk" data-testid="opening-risk" data-squares="{_a(" ".join(squares))}">']
+    for sq in squares:
+        corner = _corner(sq, top)
+        if corner is None:
+            continue
+        x, y = corner
+        out.append(
+            f'<circle cx="{x + CELL / 2}" cy="{y + CELL / 2}" r="{CELL / 2 - 2}" fill="none" '
+            f'stroke="#C0392B" stroke-width="3" stroke-dasharray="5 3" pointer-events="none">'
+            "<title>a monster can reach this hero in the first round</title></circle>"
+        )
+    out.append("</g>")
+    return "".join(out)
+
+
+def _opening_risk_note(view: dict[str, Any], y: float) -> str:
+    """The warning line that goes with the rings, where a player's hand would be."""
+    squares = _risk_squares(view)
+    if not squares:
+        return ""
+    numbers = ", ".join(str(n) for n in view.get("opening_risk") or [])
+    text = (
+        f"Warning: monsters can reach hero{'es' if len(squares) > 1 else ''} {numbers} "
+        f"({', '.join(squares)}) before every player has had a turn."
+    )
+    return (
+        f'<text x="{MARGIN}" y="{_n(y)}" font-size="12" font-weight="700" fill="#C0392B" '
+        f'class="opening-risk-note" data-testid="opening-risk-note">{_a(text)}</text>'
+    )
 
 
 def _strip(
@@ -543,6 +586,8 @@ def _strip(
             out.append(_card(str(card), MARGIN + col * 38, line + 60 + row * 52, interactive))
     elif seat is not None:
         out.append(f'<text x="{MARGIN}" y="{line + 80}" font-size="12">Your hand is empty.</text>')
+    else:
+        out.append(_opening_risk_note(view, line + 80))
     out.append("</g>")
     return "".join(out)
 

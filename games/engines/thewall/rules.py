@@ -86,6 +86,7 @@ CONTROL: dict[int, dict[str, int]] = {
 }
 SEAT_SIDE = (WATCH, OTHERS, WATCH, OTHERS)
 ZONE_ROWS = frozenset(int(h[2:]) for h in ZONE)
+WALL_ROW = int(HORN[2:]) - 1  # the row of the Wall and its keeps, just north of the Horn
 TARGET_ACTS = ("move", "range", "shoot", "scout", "sneak", "scale", "raise")
 ATTACK_ACTS = ("attack", "sneak_attack", "teamup", "combo")
 SOLO_ACTS = ("defend", "summon", "shriek", "horn")
@@ -141,6 +142,7 @@ def _copy(state: State) -> State:
     new["summons"] = list(state["summons"])
     new["catapults"] = dict(state["catapults"])
     new["horn_watch"] = list(state["horn_watch"])
+    new["breach_watch"] = list(state.get("breach_watch", []))
     new["zone_watch"] = list(state["zone_watch"])
     new["eliminated"] = list(state["eliminated"])
     return new
@@ -310,6 +312,13 @@ def _settle(state: State, events: list[Event]) -> None:
         _end_turn(state, events)
 
 
+def _breaching(state: State) -> list[int]:
+    """Ids of the Wights standing on the Wall (its keeps included) or south of it while it stands."""
+    if not state["wall_up"]:
+        return []
+    return sorted(u["id"] for u in state["units"] if u["leader"] == WAYMAR and int(u["hex"][2:]) >= WALL_ROW)
+
+
 def _end_turn(state: State, events: list[Event]) -> None:
     leader = _leader(state)
     turn = state["turn"]
@@ -320,6 +329,22 @@ def _end_turn(state: State, events: list[Event]) -> None:
         state["horn_watch"] = [
             u["id"] for u in state["units"] if u["leader"] == WAYMAR and u["hex"] == HORN and state["wall_up"]
         ]
+        # A Wight on or behind the Wall now that was there at the end of Waymar's previous turn has held
+        # a breach through a whole round of the Watch's side: the Wall can no longer hold at the cap.
+        inside = _breaching(state)
+        holder = next((_unit(state, i) for i in inside if i in state.get("breach_watch", [])), None)
+        state["breach_watch"] = inside
+        if holder is not None and not state.get("breached"):
+            state["breached"] = state["round"]
+            events.append(
+                Event(
+                    kind="breach",
+                    text=f"{_name(holder)} has held {holder['hex']} on or behind the Wall for a full round: "
+                    "the Wall is breached. Unless every true Other is slain first, the Others win when the "
+                    "last round ends.",
+                    data={"round": state["round"], "hex": holder["hex"]},
+                )
+            )
     if leader == GREAT:
         state["zone_watch"] = (
             []
@@ -335,7 +360,14 @@ def _end_turn(state: State, events: list[Event]) -> None:
     if nxt == 0:
         rounds = int(state["options"]["rounds"])
         if state["round"] >= rounds:
-            _end(state, WATCH, f"the Others have not won within {rounds} rounds", events)
+            if not state["wall_up"]:
+                _end(state, OTHERS, f"the Wall is down after {rounds} rounds", events)
+            elif state.get("breached"):
+                breach = state["breached"]
+                held = f"the Wall was breached in round {breach} and has not held {rounds} rounds"
+                _end(state, OTHERS, held, events)
+            else:
+                _end(state, WATCH, f"the Wall has held for {rounds} rounds", events)
             return
         state["round"] += 1
     state["leader"] = nxt
@@ -907,6 +939,8 @@ class TheWall(Engine):
             "catapults": dict.fromkeys(CATAPULTS),
             "wall_up": True,
             "horn_watch": [],
+            "breach_watch": [],
+            "breached": None,
             "zone_watch": [],
             "winner": None,
             "end_reason": None,
@@ -1191,6 +1225,8 @@ class TheWall(Engine):
             ],
             "wall_up": wall_up,
             "horn_watch": list(state["horn_watch"]),
+            "breach_watch": list(state.get("breach_watch", [])),
+            "breached": state.get("breached"),
             "zone_watch": list(state["zone_watch"]),
             "winner": state["winner"],
             "end_reason": state["end_reason"],
@@ -1220,34 +1256,92 @@ class TheWall(Engine):
         )
 
     def evaluate(self, state: State) -> list[float]:
-        """The search bots' estimate of the outcome: the Watch side's chance from life on the map, true
-        Others slain, how near the Wights are to the Horn (or the true Others to the south once the Wall
-        is down), and the rounds left."""
+        """The search bots' estimate of the outcome (a heuristic of ours, not a rule): the Watch side's
+        chance from the strength on the map, the true Others slain, and how far the Others are along
+        their road: a Wight at the Wall, on or behind it (a breach once held for a round), on the Horn;
+        after the fall, a true Other near the south edge. Time is on the Watch's side until the Wall is
+        breached, and on the Others' after."""
         if state["phase"] == "over":
             return list(self.outcome(state) or [])
-        lead = 0.0
-        others_alive = 0
-        horn = zone = 99
         wall_up = state["wall_up"]
+        lead = 0.0  # for the Watch's side, on a logistic scale
+        others_alive = 0
+        zone = 99
+        threat = 0.0  # the Others' best foothold at the Wall, while it stands
+        footholds = 0.0
+        held = set(state.get("breach_watch", ()))
+        horn_held = set(state["horn_watch"])
         for unit in state["units"]:
             side = _side(unit)
+            life = unit["life"]
             if side == WATCH:
-                lead += 0.1 * unit["life"]
-            elif side == OTHERS:
-                lead -= 0.1 * unit["life"]
-                if _is_true_other(unit):
-                    others_alive += 1
-                    zone = min(zone, max(0, min(ZONE_ROWS) - int(unit["hex"][2:])))
-                elif wall_up:
-                    horn = min(horn, distance(unit["hex"], HORN))
-        lead -= 0.8 * others_alive
-        if wall_up:  # a Wight on the Horn still leaves the Watch better off than a fallen Wall
-            lead += 1.0 + 0.15 * min(horn, 10)
+                lead += (0.15 if KINDS[unit["kind"]].slayer else 0.1) * life
+                continue
+            if side != OTHERS:
+                continue
+            if _is_true_other(unit):
+                others_alive += 1
+                lead -= 0.15 * life
+                zone = min(zone, max(0, min(ZONE_ROWS) - int(unit["hex"][2:])))
+                continue
+            lead -= 0.1 * life
+            if not wall_up:
+                continue
+            at = unit["hex"]
+            row = int(at[2:])
+            if at == HORN:
+                value = 2.5 if unit["id"] in horn_held else 1.8
+            elif row >= WALL_ROW:
+                value = 1.2 + (0.8 if unit["id"] in held else 0.0) - 0.08 * distance(at, HORN)
+            elif "climb" in unit:
+                value = 0.7
+            else:
+                gap = WALL_ROW - row  # rows still to cross to reach the Wall
+                value = 0.5 - 0.08 * gap
+                if (
+                    KINDS[unit["kind"]].brother
+                    and not unit.get("tag")
+                    and life == KINDS[unit["kind"]].life
+                    and any(TERRAIN[n] == KEEP for n in NEIGHBOURS[at])
+                ):
+                    value += 0.3  # may try to sneak through the keep next turn
+            value = max(0.0, value)
+            threat = max(threat, value)
+            footholds += 0.25 * value
+        lead -= 1.0 * others_alive
+        left = max(0, int(state["options"]["rounds"]) - state["round"])
+        if wall_up and state.get("breached"):
+            # The Wall can no longer hold: the Watch's side wins only by slaying every true Other.
+            lead -= 2.0 + 2.0 / (1.0 + left)
+        elif wall_up:
+            # A foothold held for a round breaches the Wall; the nearer the cap, the less time the
+            # Others have left to make one.
+            lead -= 1.5 * (threat + footholds)
+            lead += 1.0 + 1.5 / (1.0 + left)
         else:
-            lead += 0.2 * min(zone, 12) - 1.5
-        lead += 2.0 * state["round"] / int(state["options"]["rounds"])
+            lead -= 2.0 + 0.25 * max(0, 8 - zone) + (1.5 if state["zone_watch"] else 0.0)
         watch = 1.0 / (1.0 + math.exp(-lead))
         return [watch if SEAT_SIDE[s] == WATCH else 1.0 - watch for s in range(state["seats"])]
+
+    def balance_stats(self, state: State) -> dict[str, float]:
+        """Per finished game, for bench/balance.py: which side won, why the game ended (one key per
+        reason, 1.0 for the one that did), whether the Horn brought the Wall down, and the rounds."""
+        reason = state["end_reason"] or ""
+        ended = {
+            "end_others_slain": "slain" in reason,
+            "end_wall_held": "has held for" in reason,
+            "end_cap_breach": "was breached" in reason,
+            "end_cap_wall_down": "is down after" in reason,
+            "end_south_held": "held the south" in reason,
+            "end_side_left": "no player left" in reason,
+        }
+        return {
+            "watch_win": float(state["winner"] == WATCH),
+            "others_win": float(state["winner"] == OTHERS),
+            **{key: float(hit) for key, hit in ended.items()},
+            "wall_fell": float(not state["wall_up"]),
+            "rounds": float(state["round"]),
+        }
 
     def teams(self, seats: int) -> list[list[int]] | None:
         # The leaders of one side win or lose together: Jon and Mance, the Great Other and Waymar.

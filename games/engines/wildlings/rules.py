@@ -52,6 +52,11 @@ HAND_SIZE = 3
 HOUSE_DECK: tuple[int, ...] = (0, 1, 1, 2, 2, 3, 4)
 DEFEND_BONUS = 1
 PREEMPTIVE_STRENGTH = 6
+# What a House's means are worth in Castles to the search bots' estimate (``Wildlings.evaluate``).
+EVAL_STRENGTH = 0.3  # a point of levy strength above the table's average
+EVAL_CARDS = 0.05  # a point of House card strength in hand (a hand is soon played and redrawn)
+EVAL_SUPPLY = 0.05  # a point of Supply (room for levies)
+EVAL_POWER = 0.04  # a point of Power, times the danger of the threat (0.5 to 1.5)
 TRACKS: tuple[str, ...] = ("throne", "fiefdoms", "court")
 ORDER_KINDS: tuple[str, ...] = ("consolidate", "defend", "march", "muster", "raid")
 LEVIES: tuple[str, ...] = ("footmen", "knight")
@@ -1124,7 +1129,10 @@ class Wildlings(Engine):
         resolved = self.resolve_options(options, seats=seats)
         wild = sorted(WILDLINGS)
         rng.shuffle(wild)
+        # The starting places are dealt (after the wildling deck, so a seed keeps its deck): in seat
+        # order the top of Fiefdoms won most games between search bots (see the digest).
         order = list(range(seats))
+        rng.shuffle(order)
         half = seats // 2
         houses = [
             {
@@ -1160,7 +1168,7 @@ class Wildlings(Engine):
             "round": 1,
             "phase": "westeros",
             "houses": houses,
-            # Three different starting orders, so no seat leads everywhere (see the digest).
+            # Three different starting orders, so no House leads everywhere (see the digest).
             "tracks": {
                 "throne": order,
                 "fiefdoms": order[::-1],
@@ -1608,6 +1616,50 @@ class Wildlings(Engine):
         if state["phase"] != "over":
             return None
         return [_score(h) for h in state["houses"]]
+
+    def evaluate(self, state: State) -> list[float]:
+        """The search bots' estimate of the final scores (``games/bots``): cheap, not a rule.
+
+        The score so far (Castles, then Supply, then Power), plus what each House's means are worth
+        against the table's average while rounds are left to use them: levy strength and the House
+        cards in hand win marches and hold Castles, Supply makes room for levies, and Power buys safety
+        from the wildlings (more so as the threat rises). Once the game is over it is the outcome.
+        """
+        if state["phase"] == "over":
+            return list(self.outcome(state) or [])
+        houses = state["houses"]
+        active = _active(state)
+        if not active:
+            return [_score(h) for h in houses]
+        # Rounds still to play, this one included; means count fully with three or more of them left.
+        horizon = min(3, ROUNDS - state["round"] + 1) / 3
+        danger = 0.5 + state["threat"] / THREAT_MAX
+
+        def mean(values: list[float]) -> float:
+            return sum(values) / len(values)
+
+        strength = [float(_strength(h)) for h in houses]
+        cards = [float(sum(h["hand"])) for h in houses]
+        power = [float(h["power"]) for h in houses]
+        supply = [float(h["supply"]) for h in houses]
+        base = {
+            "strength": mean([strength[s] for s in active]),
+            "cards": mean([cards[s] for s in active]),
+            "power": mean([power[s] for s in active]),
+            "supply": mean([supply[s] for s in active]),
+        }
+        out = []
+        for seat, house in enumerate(houses):
+            value = house["castles"] + house["supply"] / 10 + house["power"] / 1000
+            if seat in active:
+                value += horizon * (
+                    EVAL_STRENGTH * (strength[seat] - base["strength"])
+                    + EVAL_CARDS * (cards[seat] - base["cards"])
+                    + EVAL_SUPPLY * (supply[seat] - base["supply"])
+                )
+                value += EVAL_POWER * danger * (power[seat] - base["power"])
+            out.append(value)
+        return out
 
     def balance_stats(self, state: State) -> dict[str, float]:
         """Counts of one finished game, for ``bench/balance.py`` to sum."""

@@ -1,0 +1,222 @@
+"""Where a page's time goes: cProfile over My matches, the match page and a move, on PostgreSQL.
+
+    python bench/profile.py [--requests 200] [--top 25] [--history 24]
+                            [--database-url postgres://postgres@127.0.0.1:5432/wallsite_profilebench]
+
+Run from the repository root with the project's Python (.venv/bin/python). It creates the database if
+needed and migrates it, starts a throw-away Redis (the cache, and the queue that moves' e-mails go to;
+no worker runs) and sets up, through the site's services, what one simulated user of bench/load.py
+has: a Wall Go match with ``--history`` moves played, two idle matches with a three-day clock, two
+matches being played and an open table. Then it sends, in process through Django's test client (the
+whole middleware stack, a session in the database as a browser has, no sockets, no gunicorn):
+
+- ``--requests`` loads of My matches (``GET /me/matches/``);
+- ``--requests`` loads of the match page (``GET /matches/{id}/``) of the long match, as the player
+  to move and as the other player, in turn;
+- moves over the API (``POST /api/matches/{id}/moves/``) in a match played back and forth.
+
+Each kind runs under its own profiler after a few unmeasured requests (templates loaded, the cache
+warm as a live site's is). It prints the mean milliseconds per request, in time and in CPU of the Django
+process (the rest is PostgreSQL's and Redis's part, and waiting), then for each kind the queries per
+request and the functions that took the most CPU, by their own time and with what they called.
+It asserts nothing; each run adds its own players and matches.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on the path, and this file would then stand in for
+# the standard library's ``profile``, which cProfile imports: the repository root instead.
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() not in (ROOT, ROOT / "bench")]
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+import pstats  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from datetime import timedelta  # noqa: E402
+
+from bench.common import site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_profilebench"
+WARM_UP = 5
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=200, help="requests profiled per kind")
+    parser.add_argument("--top", type=int, default=25, help="functions listed per kind and order")
+    parser.add_argument("--history", type=int, default=24, help="moves already played in the long match")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    args = parser.parse_args()
+    if args.requests < 1 or args.top < 1 or args.history < 0:
+        parser.error("--requests and --top must be positive, --history at least 0")
+    return args
+
+
+def _prepare(history: int) -> dict:
+    """Two players and their matches, as bench/load.py makes them for one simulated user."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from games import services
+    from games.playouts import play_random_moves
+
+    user_model = get_user_model()
+    run = f"f{int(time.time())}"
+    a, b = (
+        user_model.objects.create_user(username=f"{run}-{side}", email=f"{run}-{side}@bench.invalid")
+        for side in "ab"
+    )
+
+    def duel(first, second, **options) -> int:
+        match = services.match_create(creator=first, game="wallgo", seat_count=2, **options)
+        services.seat_join(match_id=match.pk, user=second)
+        return match.pk
+
+    long = duel(a, b)
+    play_random_moves(match_id=long, rng=random.Random(3), moves=history)
+    for _ in range(2):
+        duel(b, a, move_time_limit=timedelta(days=3))
+    played = duel(a, b)
+    duel(a, b)
+    services.match_create(creator=a, game="wallgo", seat_count=2)
+    tokens = {user.pk: Token.objects.create(user=user).key for user in (a, b)}
+    return {"players": (a, b), "long": long, "played": played, "tokens": tokens}
+
+
+def _planned_games(engine, *, moves: int) -> tuple[list, list]:
+    """Two more players (kept off the first two's My matches) and their matches with the moves planned:
+    ([player], [(id, [(version, (seat, move))])]), at least ``moves`` moves in all."""
+    from django.contrib.auth import get_user_model
+
+    from games import services
+
+    run = f"g{int(time.time())}"
+    a, b = (
+        get_user_model().objects.create_user(username=f"{run}-{side}", email=f"{run}-{side}@bench.invalid")
+        for side in "ab"
+    )
+    rng = random.Random(11)
+    games = []
+    while sum(len(plan) for _, plan in games) < moves:
+        match = services.match_create(creator=a, game="wallgo", seat_count=2)
+        services.seat_join(match_id=match.pk, user=b)
+        state = engine.new_state(seats=2, options=engine.resolve_options(None, seats=2), rng=rng)
+        plan = []
+        while engine.actors(state):
+            seat = min(engine.actors(state))
+            chosen = rng.choice(engine.legal_moves(state, seat))
+            plan.append((len(plan), (seat, chosen)))
+            state, _ = engine.apply(state, seat, chosen)
+        games.append((match.pk, plan))
+    return [a, b], games
+
+
+def _profiled(kind: str, send: Callable[[int], int], requests: int, top: int) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for number in range(WARM_UP):
+        send(-1 - number)
+    # CPU time of this process: on a shared machine, waiting for PostgreSQL (its own process) or for a
+    # core would otherwise swamp what the site's code costs.
+    profiler = cProfile.Profile(time.process_time)
+    with CaptureQueriesContext(connection) as queries:
+        profiler.enable()
+        for number in range(requests):
+            send(number)
+        profiler.disable()
+    print(f"\n=== {kind}: {requests} requests, {len(queries) / requests:.1f} queries each; CPU seconds:")
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out)
+        stats.strip_dirs().sort_stats(order).print_stats(top)
+        # The table only: pstats' preamble repeats what is printed above.
+        table = out.getvalue().split("\n")
+        start = next((i for i, line in enumerate(table) if line.lstrip().startswith("ncalls")), 0)
+        print(f"--- by {order} ---")
+        print("\n".join(line for line in table[start:] if line.strip()))
+
+
+def _timed(kind: str, send: Callable[[int], int], requests: int) -> None:
+    """The same requests without the profiler: what they cost for real, in time and in this process's
+    CPU (the rest is PostgreSQL's and Redis's work, and waiting for them or for a core)."""
+    for number in range(WARM_UP):
+        send(-1 - number)
+    began, cpu = time.perf_counter(), time.process_time()
+    for number in range(requests):
+        send(number)
+    wall = (time.perf_counter() - began) / requests * 1000
+    print(f"{kind:<28} {wall:8.2f} ms {(time.process_time() - cpu) / requests * 1000:8.2f} ms")
+
+
+def main() -> int:
+    args = _arguments()
+    os.environ["ALLOWED_HOSTS"] = "testserver"
+    with site_on_postgres(args.database_url, script="bench/profile.py"):
+        from django.test import Client
+        from rest_framework.authtoken.models import Token
+
+        from games.engines import registry
+
+        made = _prepare(args.history)
+        statistics_refresh()
+        a, b = made["players"]
+        clients = {}
+        for user in (a, b):
+            clients[user.pk] = Client()
+            clients[user.pk].force_login(user)
+        engine = registry.get_engine("wallgo")
+
+        def check(response, expected: int = 200) -> int:
+            if response.status_code != expected:
+                sys.exit(f"{response.request['PATH_INFO']} answered {response.status_code}")
+            return response.status_code
+
+        def my_matches(_: int) -> int:
+            return check(clients[a.pk].get("/me/matches/"))
+
+        def match_page(number: int) -> int:
+            user = (a, b)[number % 2]
+            return check(clients[user.pk].get(f"/matches/{made['long']}/"))
+
+        # Games planned beforehand (Wall Go has no chance: the planned position is the server's), so
+        # that choosing a move costs the profiled loop nothing.
+        movers, games = _planned_games(engine, moves=2 * (args.requests + WARM_UP))
+        for user in movers:
+            clients[user.pk] = Client()
+            made["tokens"][user.pk] = Token.objects.create(user=user).key
+
+        def move(_: int) -> int:
+            game = games[0]
+            match_id, plan = game
+            version, (seat, chosen) = plan.pop(0)
+            if not plan:
+                games.pop(0)
+            user = movers[seat]
+            response = clients[user.pk].post(
+                f"/api/matches/{match_id}/moves/",
+                data={"move": engine.format_move(chosen), "version": version},
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Token {made['tokens'][user.pk]}",
+            )
+            return check(response, 201)
+
+        kinds = [("My matches", my_matches), ("match page (both seats)", match_page), ("move (API)", move)]
+        print(f"Without the profiler, mean per request: {'time':>11} {'CPU':>11}")
+        for kind, send in kinds:
+            _timed(kind, send, args.requests)
+        for kind, send in kinds:
+            _profiled(kind, send, args.requests, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""bench/balance.py: the settings it plays, the limits it marks and the Markdown it writes, on tiny runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_balance", ROOT / "bench" / "balance.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+balance = _load()
+
+
+def test_two_tiny_runs_write_a_table_per_game_and_player_count(tmp_path: Path) -> None:
+    out = tmp_path / "balance.md"
+    code = balance.main(
+        [
+            *("--slug", "wallgo", "--slug", "wildlings", "--players", "2", "--players", "3"),
+            *("--games", "2", "--bot", "random", "--markdown", str(out)),
+        ]
+    )
+    assert code == 0
+    text = out.read_text()
+    assert "--games 2 --bot random" in text
+    # Wall Go at 2 and 3 players, Wildlings only at 3 (it is for 3 to 6).
+    assert text.count("## Wall Go") == 1 and text.count("## Wildlings at the Wall") == 1
+    assert text.count("### 2 players") == 1 and text.count("### 3 players") == 2
+    wildlings = text.split("## Wildlings at the Wall")[1]
+    assert "| seat 2 (green) |" in wildlings and "seat 3" not in wildlings
+    assert "| moves a game |" in wildlings and "| rounds played |" in wildlings
+    assert "| ended: every" in text.split("## Wildlings")[0]  # Wall Go: the view's end reason
+
+
+def _result(setting, number, winners, stats=None):  # type: ignore[no-untyped-def]
+    scores = [1.0 if s in winners else 0.0 for s in range(setting.players)]
+    return balance.GameResult(setting, number, True, winners, scores, stats or {}, None, 10)
+
+
+def test_a_seat_over_sixty_percent_of_a_two_seat_game_is_marked_in_bold() -> None:
+    setting = balance.Setting("wallgo", 2)
+    results = [_result(setting, n, [0] if n < 7 else [1], {"rounds": 5.0 + n}) for n in range(10)]
+    summary = balance.summarise(setting, 10, results)
+    text = balance.markdown([summary], command="c", bot="normal", games=10, seed="s", wall=1.0, workers=1)
+    assert "| **seat 0 (orange)** | **70.0%** | 14.5 | 0.70 |" in text
+    assert "| seat 1 (blue) | 30.0% | 14.5 | 0.30 |" in text
+    assert "| rounds | 9.50 a game (least 5, most 14) |" in text
+
+
+def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() -> None:
+    # The Wall's teams with four players: seats 0 and 2 against 1 and 3.
+    setting = balance.Setting("thewall", 4)
+    results = [_result(setting, 0, [0, 2]), _result(setting, 1, [0, 2]), _result(setting, 2, [0, 1])]
+    summary = balance.summarise(setting, 3, results)
+    assert [side.seats for side in summary.sides] == [[0, 2], [1, 3]]
+    assert [side.score for side in summary.sides] == [2.5, 0.5]
+    # Partners who win together both win; a draw between the sides halves it.
+    assert [summary.rate(seat) for seat in range(4)] == pytest.approx([2.5 / 3, 0.5 / 3, 2 / 3, 0.0])
+    text = balance.markdown([summary], command="c", bot="normal", games=3, seed="s", wall=1.0, workers=1)
+    assert "| **side seats 0, 2** | **83.3%** |" in text and "| side seats 1, 3 | 16.7% |" in text
+
+
+def test_options_run_every_combination_for_the_games_that_have_them() -> None:
+    settings = balance.settings_for(
+        ["wallgo", "stairways"], [2], ["layout=classic,maze", "pieces=recommended"]
+    )
+    assert [(s.slug, s.options) for s in settings] == [
+        ("wallgo", ()),
+        ("stairways", (("layout", "classic"), ("pieces", "recommended"))),
+        ("stairways", (("layout", "maze"), ("pieces", "recommended"))),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["--slug", "wallgo", "--option", "layout=maze"], "No game chosen has the option layout"),
+        (["--slug", "stairways", "--option", "layout=castle"], "layout is one of classic, maze"),
+        (["--slug", "wildlings", "--players", "2"], "for 3 to 6 players"),
+        (["--slug", "wallgo", "--option", "layout"], "--option takes key=value"),
+    ],
+)
+def test_bad_arguments_are_refused_with_the_reason(
+    argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert balance.main(argv) == 2
+    assert reason in capsys.readouterr().err

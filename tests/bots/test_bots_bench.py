@@ -1,0 +1,52 @@
+"""bench/bots.py: which table each matchup is played at and the target each figure is held to."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+bots = _load()
+
+
+def test_two_player_games_hold_normal_to_ninety_percent_and_each_level_to_sixty_five() -> None:
+    against_random, hard, easy = bots.matchups_for("wallgo", None, list(bots.MATCHUPS))
+    assert (against_random.players, against_random.target) == (2, 0.90)
+    assert (hard.strong, hard.weak, hard.players, hard.target) == ("hard", "normal", 2, 0.65)
+    assert (easy.strong, easy.weak, easy.target) == ("normal", "easy", 0.65)
+
+
+def test_a_game_without_a_two_player_table_is_measured_against_its_fair_share() -> None:
+    against_random, hard, _ = bots.matchups_for("wildlings", None, list(bots.MATCHUPS))
+    assert against_random.players == hard.players == 3
+    assert against_random.target == pytest.approx(2 / 3)
+    assert hard.target == pytest.approx(1.3 / 3)
+    assert "2 x fair 33%" in against_random.target_text
+
+
+def test_more_seats_against_random_when_asked_and_the_game_allows_them() -> None:
+    (four,) = bots.matchups_for("wallgo", 4, ["normal-random"])
+    assert (four.players, four.target) == (4, 0.5)
+    (levels,) = bots.matchups_for("wallgo", 4, ["hard-normal"])
+    assert levels.players == 2
+
+
+@pytest.mark.parametrize("argv", [["--slug", "chess"], ["--matchups", "normal-expert"], ["--games", "0"]])
+def test_unknown_games_and_levels_are_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert bots.main(argv) == 2
+    assert "Unknown games or matchups" in capsys.readouterr().err
