@@ -8,8 +8,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.cache import cache
-
 from games.engines.stairways.rules import CARD_ORDER, CARDS, COPIES
 from games.models import HiddenHand, Match
 from games.services import recording
@@ -49,9 +47,6 @@ def position_arrange(
     for hidden in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hidden.data = engine.private_view(state, hidden.seat.position)
         hidden.save(update_fields=["data", "updated_at"])
-    # The site never changes a position without a new version, so its page cache is keyed on versions;
-    # a position set in place behind its back must not be served from what was cached before.
-    cache.clear()
     match.refresh_from_db()
     return match
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
-
 from games.engines.wildlings.rules import HOUSE_DECK
 from games.models import HiddenHand, Match
 
@@ -19,9 +17,6 @@ def state_store(match: Match, state: dict[str, Any]) -> Match:
     for hand in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
         hand.data = engine.private_view(state, hand.seat.position)
         hand.save(update_fields=["data"])
-    # The site never changes a position without a new version, so its page cache is keyed on versions;
-    # a position set in place behind its back must not be served from what was cached before.
-    cache.clear()
     match.refresh_from_db()
     return match
 
