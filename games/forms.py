@@ -64,7 +64,16 @@ class ClockForm(TextCheckedForm, forms.Form):
 
 class MatchCreateForm(ClockForm):
     TIME_UNITS = {"hours": timedelta(hours=1), "days": timedelta(days=1)}
-    field_order = ["game", "seat_count", "bot_count", "bot_level", "name", *CLOCK_FIELDS, "rated"]
+    field_order = [
+        "game",
+        "seat_count",
+        "bot_count",
+        "bot_level",
+        "name",
+        *CLOCK_FIELDS,
+        "rated",
+        "allow_takebacks",
+    ]
 
     game = forms.ChoiceField(choices=registry.choices)
     seat_count = forms.IntegerField(label="Players", min_value=1, max_value=8, initial=2)
@@ -90,6 +99,11 @@ class MatchCreateForm(ClockForm):
         required=False,
         initial=True,
         help_text="The result changes the players' ratings. Matches with computer opponents are never rated.",
+    )
+    allow_takebacks = forms.BooleanField(
+        label="Allow takebacks in this rated match",
+        required=False,
+        help_text="A player may take back their last move if the others agree. Unrated matches always can.",
     )
 
     def __init__(self, *args, **kwargs) -> None:

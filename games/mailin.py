@@ -1,4 +1,6 @@
-"""Moves by e-mail: a player answers a "your turn" e-mail with the move on the first line.
+"""Moves by e-mail: a player answers a "your turn" e-mail with the move on the first line. A reply
+saying ACCEPT or REFUSE instead answers the takeback request open at the e-mail's version (the request's
+own e-mail carries such an address).
 
 Each turn e-mail carries a Reply-To of its own, ``move+<match>-<user>-<version>-<mac>@<domain>``. The
 MAC (an HMAC of the three numbers under the site's secret, truncated) makes the address unforgeable and
@@ -40,7 +42,7 @@ from django.db import connections
 from accounts.models import User
 from games import replies, services
 from games.errors import Conflict, ServiceError
-from games.models import Match
+from games.models import Match, Takeback
 from games.replies import reply_parse
 from games.text import text_problem
 
@@ -474,6 +476,11 @@ def mail_move_handle(*, envelope_from: str, recipients: list[str], raw: bytes) -
         # Not echoed: the answer could not even be encoded with a lone surrogate in it.
         return _answer_failure(user=user, match=match, subject=subject, reason=unreadable, message=message)
 
+    accept = takeback_word(text)
+    if accept is not None:
+        return _takeback_reply(
+            user=user, match=match, subject=subject, message=message, accept=accept, version=version
+        )
     try:
         played = services.move_play(match_id=match.pk, user=user, expected_version=version, text=text)
     except ServiceError as exc:
@@ -484,6 +491,55 @@ def mail_move_handle(*, envelope_from: str, recipients: list[str], raw: bytes) -
     match.refresh_from_db()
     lines = [f"Played {played.notation} in {match.display_name}.", _after_move(match, user)]
     return _answer(user=user, match=match, subject=subject, lines=lines, message=message, ok=True)
+
+
+# The answers to a takeback request (games/services/takebacks.py) that a reply may give instead of a move.
+TAKEBACK_WORDS = {"accept": True, "accepted": True, "refuse": False, "refused": False}
+
+
+def takeback_word(text: str) -> bool | None:
+    """True for a reply that accepts a takeback request, False for one that refuses it, None otherwise."""
+    return TAKEBACK_WORDS.get(text.strip(" .!").lower())
+
+
+def _takeback_reply(
+    *, user: User, match: Match, subject: str, message: ParsedMessage, accept: bool, version: int
+) -> Outcome:
+    """Answer the takeback request the e-mail was about; the address's version names it, so a reply
+    after the game moved on finds it lapsed."""
+    try:
+        takeback = services.takeback_answer(match_id=match.pk, user=user, accept=accept, version=version)
+    except ServiceError as exc:
+        reason = exc.message[:1].lower() + exc.message[1:]
+        lines = [f"Your answer in {match.display_name} was not recorded: {reason}"]
+        return _answer(
+            user=user,
+            match=match,
+            subject=subject,
+            lines=lines,
+            message=message,
+            ok=False,
+            smtp="250 2.0.0 Answer not recorded; the player is told why",
+        )
+    asker = takeback.seat.player_name
+    notation = takeback.move.public_notation
+    if takeback.status == Takeback.Status.ACCEPTED:
+        line = f"You accepted: {asker}'s move {notation} in {match.display_name} was taken back."
+    elif takeback.status == Takeback.Status.REFUSED:
+        line = f"You refused: {asker}'s move {notation} in {match.display_name} stands."
+    else:
+        line = (
+            f"You accepted {asker}'s request to take back {notation}; the other players have still to answer."
+        )
+    return _answer(
+        user=user,
+        match=match,
+        subject=subject,
+        lines=[line],
+        message=message,
+        ok=True,
+        smtp="250 2.0.0 Answer recorded",
+    )
 
 
 def _automatic_reason(message: ParsedMessage, sender: str) -> str:
@@ -556,7 +612,14 @@ def _answer_failure(
 
 
 def _answer(
-    *, user: User, match: Match, subject: str, lines: list[str], message: ParsedMessage, ok: bool
+    *,
+    user: User,
+    match: Match,
+    subject: str,
+    lines: list[str],
+    message: ParsedMessage,
+    ok: bool,
+    smtp: str = "",
 ) -> Outcome:
     url = settings.SITE_URL.rstrip("/") + match.get_absolute_url()
     body = "\n\n".join([f"Hello {user.username},", *lines, f"Open the match: {url}", "Wallsite"]) + "\n"
@@ -575,7 +638,7 @@ def _answer(
         log.exception("Could not send the answer about match %s to user %s", match.pk, user.pk)
     return Outcome(
         ok=ok,
-        smtp="250 2.0.0 Move played" if ok else "250 2.0.0 Move not played; the player is told why",
+        smtp=smtp or ("250 2.0.0 Move played" if ok else "250 2.0.0 Move not played; the player is told why"),
         to=user.email,
         subject=subject,
         body=body,

@@ -84,6 +84,10 @@ class Match(models.Model):
     seed = models.CharField(max_length=64, blank=True, editable=False)  # server-only until the end
     seed_commitment = models.CharField(max_length=64, blank=True, editable=False)
     chance_steps = models.PositiveIntegerField(default=0, editable=False)
+    # A rated match takes no takebacks unless its creator allowed them; an unrated one always may.
+    allow_takebacks = models.BooleanField(
+        default=False, help_text="Players may take back a move by consent even though the match is rated."
+    )
 
     class Meta:
         verbose_name_plural = "matches"
@@ -124,6 +128,10 @@ class Match(models.Model):
     def seed_revealed(self) -> str:
         """The seed once the match has ended (anyone may then re-run its draws); "" until then."""
         return self.seed if self.ended and self.provable else ""
+
+    @property
+    def takebacks_on(self) -> bool:
+        return not self.rated or self.allow_takebacks
 
 
 # A match in one of these states draws nothing more: its seed may be told.
@@ -308,3 +316,73 @@ def match_key(match_id: Any) -> int:
     if not 0 < key < 2**63:  # beyond the id column's range: no such row, and no query to overflow
         raise NotFound("There is no such match.")
     return key
+
+
+class Forecast(models.Model):
+    """A seat's conditional moves: lines of "if they play X, I reply Y", several deep, each a list of
+    notations that alternate the opponent's move and the owner's reply. Only its owner ever sees it."""
+
+    seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="forecast")
+    # The match version the lines start from: a plan for another position is void.
+    version = models.PositiveIntegerField()
+    lines = models.JSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"forecast of seat {self.seat_id} at version {self.version}"
+
+
+class Takeback(models.Model):
+    """A seat's request to take back its last move, which the other seats accept or refuse."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Waiting for answers"
+        ACCEPTED = "accepted", "Accepted"
+        REFUSED = "refused", "Refused"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+        LAPSED = "lapsed", "Lapsed"  # the position changed before everyone answered
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="takebacks")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="takebacks")
+    move = models.ForeignKey(Move, on_delete=models.CASCADE, related_name="takebacks")
+    version = models.PositiveIntegerField(help_text="The match version when it was asked.")
+    answers = models.JSONField(default=dict, blank=True, help_text="Seat position -> accepted (true/false).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One open request per match at a time.
+            models.UniqueConstraint(
+                fields=["match"], condition=Q(status="open"), name="takeback_one_open_per_match"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"takeback of move {self.move_id} ({self.status})"
+
+
+class Analysis(models.Model):
+    """The search bot's review of a finished match: each seat's moves rated from that seat's own view."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0, help_text="Positions analysed so far.")
+    total = models.PositiveIntegerField(default=0, help_text="Positions to analyse.")
+    # One entry per rated move: {"seq", "mark" ("?" or "??" or ""), "loss", "best", "best_move"}.
+    marks = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "analyses"
+
+    def __str__(self) -> str:
+        return f"analysis of match {self.match_id} ({self.status})"

@@ -28,7 +28,7 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.unsubscribe import unsubscribe_url
 from games import dispatch, replies, selectors, signals
-from games.models import Match, Notification, Seat, Turn
+from games.models import Match, Notification, Seat, Takeback, Turn
 from games.timefmt import deadline_text, relative_text, when_text, zone_for
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,42 @@ def notify_match_event(*, match: Match, key: str, text: str, now: datetime) -> l
             user=seat.user,
             kind=Kind.MATCH_EVENT,
             key=f"match:{match.pk}:{key}",
+            match_id=match.pk,
+            turn=None,
+            now=now,
+            text=text,
+        )
+        if notification is not None:
+            created.append(notification)
+    return created
+
+
+def takeback_key(match_id: int, takeback_id: int) -> str:
+    return f"match:{match_id}:takeback:{takeback_id}"
+
+
+def takeback_of(key: str) -> int | None:
+    """The takeback request a notification's key is about, if it is one's."""
+    parts = key.split(":")
+    if len(parts) == 4 and parts[2] == "takeback" and parts[3].isdigit():
+        return int(parts[3])
+    return None
+
+
+def notify_takeback_asked(
+    *, match: Match, takeback: Takeback, seats: list[Seat], text: str, now: datetime
+) -> list[Notification]:
+    """A player asks to take back a move: the players who must answer hear of it (a match event whose
+    e-mail may be answered ACCEPT or REFUSE). ``seats`` come with their users."""
+    created = []
+    for seat in seats:
+        user = _human(seat)
+        if user is None or user.notify == Notify.OFF:
+            continue
+        notification = _create(
+            user=user,
+            kind=Kind.MATCH_EVENT,
+            key=takeback_key(match.pk, takeback.pk),
             match_id=match.pk,
             turn=None,
             now=now,
@@ -321,6 +357,16 @@ def _skip_reason(notification: Notification, user: User, now: datetime) -> str:
     if user.notify == Notify.OFF:
         return "e-mails are turned off"
     kind = notification.kind
+    takeback_id = takeback_of(notification.key) if kind == Kind.MATCH_EVENT else None
+    if takeback_id is not None:
+        if not Takeback.objects.filter(pk=takeback_id, status=Takeback.Status.OPEN).exists():
+            return "the takeback request was decided"
+        # On the page, the request is in front of them, with its buttons.
+        if Seat.objects.filter(
+            match_id=notification.match_id, user=user, last_seen_at__gte=now - _presence_window()
+        ).exists():
+            return "you had the match open"
+        return ""
     if kind == Kind.MATCH_EVENT:
         # A result waiting since a queue outage is old news to a player who has since opened the match.
         if (
@@ -420,6 +466,11 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
             summary = notification.text.splitlines()[0] if notification.text else "news"
             subject = f"{title} \N{EM DASH} {summary}" if title else f"{name}: {summary}"
             template = "match_event"
+        takeback = _takeback_for(notification)
+        if takeback is not None and replies.enabled():
+            # ACCEPT or REFUSE by reply: the address carries the version the request was made at, so
+            # a reply after the game moved on finds it lapsed.
+            reply_to = [replies.reply_address(match=match, user=user, version=takeback.version)]
         if kind in (Kind.YOUR_TURN, Kind.REMINDER) and replies.enabled():
             # The move may be answered by e-mail; the address carries the version this e-mail shows,
             # so a reply to it after the game moved on is refused like a stale page.
@@ -443,6 +494,11 @@ def _email(notification: Notification, user: User, now: datetime) -> EmailMultiA
     )
     message.attach_alternative(html, "text/html")
     return message
+
+
+def _takeback_for(notification: Notification) -> Takeback | None:
+    takeback_id = takeback_of(notification.key) if notification.kind == Kind.MATCH_EVENT else None
+    return None if takeback_id is None else Takeback.objects.filter(pk=takeback_id).first()
 
 
 def _match_item(match: Match, deadline: datetime | None, tz, now: datetime, site: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from games.rng import STREAM, seed_commitment, step_stream
 
 FORMAT = "wallsite-match-record"
 VERSION = 1
-KINDS = ("move", "chance", "skip", "out", "note")
+KINDS = ("move", "chance", "skip", "out", "takeback", "note")
 # A line of these kinds drew from a numbered random step.
 DRAWING = ("chance", "skip")
 
@@ -54,10 +54,13 @@ def view_digest(view: dict[str, Any]) -> str:
 def line_kind(*, seat: int | None, move: Any, notation: str, events: list[dict[str, Any]], drew: bool) -> str:
     """What a log line of the site did to the position, for the record: a seat's ``move``, a ``chance``
     step, a ``skip`` (a turn timed out and passed, maybe with a random default move), a seat going
-    ``out`` (resigned, forfeited), or a ``note`` that changed nothing."""
+    ``out`` (resigned, forfeited), a ``takeback`` (the players agreed to take back that seat's last
+    move: the position goes back to the one before it), or a ``note`` that changed nothing."""
     first = events[0].get("kind") if events else None
     if move is not None:
         return "move"
+    if first == "takeback" and seat is not None:
+        return "takeback"
     if first == "seat_out":
         return "out"
     if notation == "timeout" and first == "timeout":
@@ -277,6 +280,9 @@ def _replay(
     seed = record["random"]["seed"]
     playing = set(range(record["match"]["seat_count"]))
     next_step = 1  # step 0 dealt the opening position
+    # The seat and seq of the last line that changed the position, and the position before it: what a
+    # takeback line goes back to.
+    undo: _Undo | None = None
     for line in record["lines"]:
         kind, seat = line["kind"], line.get("seat")
         events = line["events"]
@@ -290,9 +296,12 @@ def _replay(
             recorded=[str(event.get("text", "")) for event in events],
         )
         try:
-            after, made, compared = _line_replay(
-                engine, line, state, seed=seed, playing=playing, step=next_step
-            )
+            if kind == "takeback":
+                after, made, compared = _takeback_replay(line, undo), _note_events(line), 0
+            else:
+                after, made, compared = _line_replay(
+                    engine, line, state, seed=seed, playing=playing, step=next_step
+                )
         except _Differs as exc:
             check.ok, check.problem = False, f"Line {line['seq']}: {exc}"
             yield check, state
@@ -317,11 +326,34 @@ def _replay(
         yield check, after
         if not check.ok:
             return
+        if kind == "move":
+            undo = _Undo(seq=line["seq"], seat=seat, before=state)
+        elif kind != "note":
+            undo = None
         state = after
 
 
 class _Differs(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class _Undo:
+    seq: int
+    seat: int | None
+    before: dict[str, Any]
+
+
+def _takeback_replay(line: dict[str, Any], undo: _Undo | None) -> dict[str, Any]:
+    """The position a takeback line goes back to: the one before the seat's move it names, which must be
+    the last change to the position (nothing drawn or played since)."""
+    if line.get("chance_step") is not None:
+        raise _Differs("it names a random step, but a takeback draws nothing.")
+    data = line["events"][0].get("data") if line["events"] else None
+    seq = data.get("move_seq") if isinstance(data, dict) else None
+    if undo is None or undo.seat != line.get("seat") or seq != undo.seq:
+        raise _Differs("it takes back a move that is not that seat's last change to the position.")
+    return undo.before
 
 
 def _line_replay(

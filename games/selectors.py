@@ -13,9 +13,10 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, QuerySet
 
 from games import livekeys
 from games.engines import registry
-from games.engines.base import Event
+from games.engines.base import Event, has_secrets
 from games.errors import NotFound
-from games.models import HiddenHand, Match, Seat, Turn, match_key
+from games.models import Analysis, Forecast, HiddenHand, Match, Seat, Turn, match_key
+from games.services.analysing import position_before
 
 
 @dataclass(frozen=True)
@@ -323,3 +324,96 @@ def match_prompt(*, mv: MatchView) -> str:
     text = _SEAT_NAME.sub(name, text)
     # A sentence may open with a seat; a player's name keeps its own case, "you" does not.
     return f"Y{text[1:]}" if text.startswith("you ") else text
+
+
+def forecast_for(*, match: Match, seat: Seat | None) -> Forecast | None:
+    """The seat's own conditional moves, for its owner's eyes only, if it has some for the match as it
+    is now: a plan made at another version is void, and shown to nobody."""
+    if seat is None:
+        return None
+    return Forecast.objects.filter(seat=seat, version=match.version).first()
+
+
+# --- post-game analysis ----------------------------------------------------------------------------------
+
+
+def analysis_of(*, match: Match) -> Analysis | None:
+    return Analysis.objects.filter(match=match).first()
+
+
+@dataclass(frozen=True)
+class ReplayMove:
+    """A seat's move in the replay's move list, with the analysis's rating where the viewer may see it."""
+
+    seq: int
+    seat: int | None
+    player: str
+    notation: str
+    mark: str = ""
+    loss: float = 0.0
+    best: str = ""
+    best_move: dict[str, Any] | None = None
+
+
+def replay_moves(*, match: Match, position: int | None, analysis: Analysis | None) -> list[ReplayMove]:
+    """The seats' moves the viewer at ``position`` may read, each with its mark once the analysis is done.
+
+    A rating comes from the mover's own view; in a game with secrets it would tell what the mover held
+    (a "??" says a far better card was in hand), so there only the mover sees the marks of its moves.
+    """
+    rated: dict[int, dict[str, Any]] = {}
+    if analysis is not None and analysis.status == Analysis.Status.DONE:
+        rated = {entry["seq"]: entry for entry in analysis.marks}
+    secrets = has_secrets(match.engine)
+    out = []
+    for line in (
+        match.moves.filter(seat__isnull=False, move__isnull=False)
+        .select_related("seat__user")
+        .defer("state_after", "events")
+    ):
+        if not line.notation_readable_by(position):
+            continue
+        mover = line.seat.position
+        entry = rated.get(line.seq)
+        shown = entry is not None and entry["mark"] and (not secrets or mover == position)
+        out.append(
+            ReplayMove(
+                seq=line.seq,
+                seat=mover,
+                player=line.seat.player_name,
+                notation=line.notation,
+                mark=entry["mark"] if shown else "",
+                loss=entry["loss"] if shown else 0.0,
+                best=entry["best"] if shown else "",
+                best_move=entry["best_move"] if shown else None,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The position a marked move was played in, drawn for the viewer, and the bot's choice there as the
+    board script draws a move being chosen (its clicks, its notation, its preview shapes)."""
+
+    svg: str
+    choice: dict[str, Any]
+
+
+def replay_suggestion(*, match: Match, position: int | None, move: ReplayMove) -> Suggestion | None:
+    """The bot's choice for a marked move, drawn on the position before it: the viewer's view of that
+    position (``replay_moves`` shows a mark only to a viewer who may see the choice), drawn for the mover
+    so that its own pieces can be shown moving."""
+    if not move.best_move or move.seat is None:
+        return None
+    state = position_before(match=match, seq=move.seq)
+    if state is None:
+        return None
+    engine = match.engine
+    view = engine.public_view(state)
+    view["private"] = engine.private_view(state, position) if position is not None else {}
+    choice: dict[str, Any] = {"path": engine.click_path(move.best_move), "text": move.best}
+    preview = engine.move_preview(view, move.seat, move.best_move)
+    if preview:
+        choice["preview"] = preview
+    return Suggestion(svg=engine.render_svg(view, move.seat, interactive=True), choice=choice)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from games import dispatch, notifications, sweep
 from games.errors import NotFound
-from games.services import clocks, playing
+from games.services import analysing, clocks, playing
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,13 @@ def bot_move(match_id: int, version: int, position: int) -> int | None:
     except NotFound:
         return None
     return move.seq if move else None
+
+
+@shared_task(name="games.analysis_run")
+def analysis_run(match_id: int) -> str | None:
+    """A finished match's analysis, on the "bots" queue: seconds to a minute of search."""
+    analysis = analysing.analysis_run(match_id=match_id)
+    return analysis.status if analysis else None
 
 
 @shared_task(name="games.notifications_send")

@@ -20,7 +20,7 @@ from django.utils.html import json_script
 from django.utils.http import quote_etag
 from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 
-from games import calendar, livekeys, presence, rulebook, selectors, services
+from games import analysis_views, calendar, forecast_views, livekeys, presence, rulebook, selectors, services
 from games.engines.base import Engine, Move, View
 from games.engines.registry import UnknownGame
 from games.errors import Forbidden, NotFound, RematchExists, ServiceError
@@ -135,6 +135,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 timeout_policy=data["timeout_policy"],
                 bots=data["bots"],
                 rated=data["rated"],
+                allow_takebacks=data["allow_takebacks"],
                 account_limits=True,
             )
         except ServiceError as exc:
@@ -190,7 +191,9 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
     except ValueError:
         at = mv.match.log_length
     step = selectors.replay_step(match=mv.match, position=mv.viewer_position, seq=at)
-    return render(request, "games/match_replay.html", {"match": mv.match, "step": step})
+    context = {"match": mv.match, "step": step}
+    context.update(analysis_views.replay_context(mv, step.seq if step else None))
+    return render(request, "games/match_replay.html", context)
 
 
 @require_GET
@@ -331,12 +334,14 @@ def _detail_context(
         # The step at hand in one sentence, above the board.
         "prompt": selectors.match_prompt(mv=mv),
         "move_form": move_form,
+        **forecast_views.forecast_context(request, mv),
         "can_join": (
             match.status == Match.Status.OPEN
             and request.user.is_authenticated
             and request.user.pk not in joined
             and len(mv.seats) < match.seat_count
         ),
+        "takeback": services.takeback_panel(match=match, seats=mv.seats, seat=mv.seat),
         "option_labels": [
             (engine.options[name].label, engine.options[name].choices.get(value, value))
             for name, value in match.options.items()
@@ -486,6 +491,7 @@ LIVE_PARTS = {
     "buttons": "games/_match_buttons.html",
     "chat": "games/_match_chat.html",
     "badge": "games/_badge.html",
+    "takeback": "games/_takeback.html",
 }
 
 

@@ -22,6 +22,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """DRF's, except that it also takes the `Bearer` prefix, garbage costs no query, and a NUL
     character, which PostgreSQL cannot compare, never reaches it as a 500."""
 
+    def authenticate_header(self, request: Request) -> str:
+        # The challenge of a 401 names the scheme clients should send (RFC 6750); "Token" works too.
+        return 'Bearer realm="api"'
+
     def authenticate(self, request: Request) -> tuple[AbstractBaseUser, Token] | None:
         words = authentication.get_authorization_header(request).split()
         if not words or words[0].lower() not in KEYWORDS:

@@ -26,6 +26,8 @@ from games.engines import registry
 from games.engines.base import Engine
 from games.models import Match, Seat
 from games.selectors import LogLine, MatchView
+from games.services.forecasting import MAX_DEPTH as MAX_FORECAST_DEPTH
+from games.services.forecasting import MAX_LINES as MAX_FORECAST_LINES
 from games.text import TextField, validate_one_line
 
 # Bounds that keep every number far from overflowing a timedelta or a database integer.
@@ -176,6 +178,12 @@ class MatchCreateSerializer(StrictSerializer):
         default=True,
         help_text="The result changes the players' ratings (never with computer opponents).",
     )
+    allow_takebacks = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A player of this rated match may take back their last move if the others agree "
+        "(unrated matches always allow it).",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -214,6 +222,7 @@ class MatchCreateSerializer(StrictSerializer):
             "timeout_policy": data["timeout_policy"],
             "bots": [data["bot_level"]] * data["bot_count"],
             "rated": data["rated"],
+            "allow_takebacks": data["allow_takebacks"],
         }
 
 
@@ -271,6 +280,28 @@ def _move_arguments(move: str | dict[str, Any], version: int) -> dict[str, Any]:
         "text": move if isinstance(move, str) else None,
         "move": move if isinstance(move, dict) else None,
     }
+
+
+class ForecastSubmitSerializer(StrictSerializer):
+    """Your conditional moves, replacing any you had. A field not listed here is refused."""
+
+    lines = serializers.ListField(
+        child=serializers.ListField(
+            child=TextField(max_length=MAX_NOTATION),
+            min_length=1,
+            max_length=MAX_FORECAST_DEPTH,
+        ),
+        max_length=MAX_FORECAST_LINES,
+        help_text="Each line: your opponent's move, your reply, and so on, in the game's notation "
+        f"(at most {MAX_FORECAST_DEPTH} moves, ending with your reply; at most {MAX_FORECAST_LINES} lines). "
+        "Empty: no conditional moves.",
+    )
+    version = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_VERSION,
+        required=False,
+        help_text="The match version you planned from; if anyone moved since, nothing is saved (409).",
+    )
 
 
 # --- output -------------------------------------------------------------------------------------------
@@ -414,6 +445,16 @@ class MatchLogSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     your_position = serializers.IntegerField(allow_null=True)
     lines = LogLineSerializer(many=True)
+
+
+class ForecastSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    your_position = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The match version the lines start from: the current one.")
+    lines = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Your opponent's move, your reply, and so on, in the game's own notation.",
+    )
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -562,3 +603,7 @@ def log_data(match: Match, position: int | None, lines: list[LogLine]) -> dict[s
             for line in lines
         ],
     }
+
+
+def forecast_data(*, match: Match, seat: Seat, lines: list[list[str]]) -> dict[str, Any]:
+    return {"match": match.pk, "your_position": seat.position, "version": match.version, "lines": lines}

@@ -37,6 +37,7 @@ urlpatterns = [
     ),
     path("matches/<int:match_id>/moves/", views.MatchMoves.as_view(), name="api-match-moves"),
     path("matches/<int:match_id>/log/", views.MatchLog.as_view(), name="api-match-log"),
+    path("matches/<int:match_id>/forecast/", views.MatchForecast.as_view(), name="api-match-forecast"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file, as the Content-Security-Policy asks.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from games import presence, selectors, services
 from games.api import serializers as s
 from games.api.parsers import JSONParser
+from games.errors import Forbidden
 
 ERRORS = {
     400: OpenApiResponse(s.ValidationErrorSerializer, description="The request is malformed or refused."),
@@ -265,3 +266,61 @@ class MatchLog(ApiView):
         mv = selectors.match_view_for(match_id=match_id, user=request.user)
         lines = selectors.match_log_for(match=mv.match, position=mv.viewer_position)
         return Response(s.log_data(mv.match, mv.viewer_position, lines))
+
+
+def _forecast(request: Request, match_id: int) -> Response:
+    mv = selectors.match_view_for(match_id=match_id, user=request.user, state=False)
+    if mv.seat is None:
+        raise Forbidden("You are not playing in this match.")
+    plan = selectors.forecast_for(match=mv.match, seat=mv.seat)
+    return Response(s.forecast_data(match=mv.match, seat=mv.seat, lines=plan.lines if plan else []))
+
+
+class MatchForecast(ApiView):
+    """Your conditional moves in a match: only you can read or change them."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Your conditional moves",
+        description='Lines of "if your opponent plays X, you reply Y", several deep, that are played for '
+        "you at once when your opponent's move matches the first move of a line. Empty when you have "
+        "none for the position as it is now. Nobody else can read them.",
+        parameters=[MATCH_ID],
+        responses={200: s.ForecastSerializer, **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        return _forecast(request, match_id)
+
+    @extend_schema(
+        summary="Set your conditional moves",
+        description="Replaces your conditional moves with these lines, checked on the position as it is: "
+        "only in two-player matches of games that offer them, while your opponent is to move. Each move "
+        "must be legal for the player to move then, alternately your opponent's and yours; a line ends "
+        "with your reply, and two lines may not answer the same move differently. Anything else is a 400 "
+        "naming the line and the move, and nothing is saved. They are kept, less what was played, until "
+        "a move matches none of them; any other change of the position drops them.",
+        parameters=[MATCH_ID],
+        request=s.ForecastSubmitSerializer,
+        responses={200: s.ForecastSerializer, **errors(400, 401, 403, 404, 409, 415)},
+    )
+    def put(self, request: Request, match_id: int) -> Response:
+        form = s.ForecastSubmitSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        services.forecast_save(
+            match_id=match_id,
+            user=request.user,
+            lines=form.validated_data["lines"],
+            expected_version=form.validated_data.get("version"),
+        )
+        return _forecast(request, match_id)
+
+    @extend_schema(
+        summary="Clear your conditional moves",
+        parameters=[MATCH_ID],
+        request=None,
+        responses={204: None, **errors(401, 403, 404)},
+    )
+    def delete(self, request: Request, match_id: int) -> Response:
+        services.forecast_clear(match_id=match_id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

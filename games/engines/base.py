@@ -221,6 +221,12 @@ class Engine:
     move_fields: ClassVar[Mapping[str, type | tuple[type, ...]]] = {}
     # The reason given for a move of another shape: the game's own words and a hint at its moves.
     malformed_move: ClassVar[str] = ""
+    # Conditional moves ("forecasts"): whether a player may queue replies to the opponent's next moves,
+    # played at once when the opponent's move matches. Only for a game where, between two seats, a move
+    # is answered by a plain move with no chance step in between; the site still checks every planned
+    # line on the real position, offers it only in two-seat matches, and never in a game with secrets
+    # (checking a line against hidden cards would tell of them).
+    forecasts: ClassVar[bool] = False
     _move_kinds: ClassVar[dict[str, tuple[type, ...]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -435,3 +441,8 @@ class Engine:
 
     def render_svg(self, view: View, seat: int | None, *, interactive: bool = False) -> str:
         return self.svg.render(view, seat, interactive=interactive)
+
+
+def has_secrets(engine: Engine) -> bool:
+    """Whether any seat of this game may know something the others may not (a hand, a sealed bid)."""
+    return type(engine).private_view is not Engine.private_view

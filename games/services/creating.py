@@ -45,6 +45,7 @@ def match_create(
     timeout_policy: str = Match.Timeout.SKIP,
     bots: list[str] | None = None,
     rated: bool = True,
+    allow_takebacks: bool = False,
     account_limits: bool = False,
     present: bool = True,
 ) -> Match:
@@ -52,7 +53,8 @@ def match_create(
 
     ``bots`` seats computer opponents of those kinds (``games.bots.LEVELS``) right after the creator;
     when they fill the table the match starts at once. A match with computer opponents is never rated
-    (they have no rating to win or lose against).
+    (they have no rating to win or lose against). ``allow_takebacks`` lets the players of a rated match
+    take back a move by consent (an unrated match always does).
 
     ``account_limits`` holds the creator to the caps of one account (settings ``MAX_*_PER_USER``,
     ``MAX_MATCHES_CREATED_PER_HOUR``; see ``limits_check``), so that one person cannot fill the
@@ -113,6 +115,7 @@ def match_create(
             pause_weekends=pause_weekends,
             timeout_policy=timeout_policy,
             rated=bool(rated) and not bot_kinds,
+            allow_takebacks=bool(allow_takebacks),
         )
         # Against computers the match starts now and they answer within seconds, maybe before the
         # creator's browser has loaded the page: count the creator as there already.
@@ -331,6 +334,7 @@ def match_rematch(*, match_id: Any, user: AbstractBaseUser) -> Match:
             timeout_policy=old.timeout_policy,
             bots=[seat.bot for seat in seats if seat.user_id is None and seat.bot],
             rated=old.rated,
+            allow_takebacks=old.allow_takebacks,
             account_limits=True,
         )
         match.rematch_of = old

@@ -16,14 +16,13 @@ from games.clock import reminder_schedule
 from games.errors import Conflict, ServiceError
 from games.models import Match, Move, Seat, Turn
 from games.services.recording import (
-    hands_store,
     has_secrets,
     log_line,
     match_lock,
     match_save,
+    position_restore,
     seat_take_out,
     seats_with_users,
-    state_store,
     turns_sync,
     work_schedule,
 )
@@ -178,11 +177,7 @@ def move_rollback(*, match_id: int, reason: str, now: datetime | None = None) ->
         engine = match.engine
         if match.status not in (Match.Status.ACTIVE, Match.Status.FINISHED):
             raise Conflict("Only a match in play or finished can have its last move taken back.")
-        target = None
-        for line in match.moves.order_by("-seq").defer("state_after"):
-            if not _log_only(line):
-                target = line
-                break
+        target = last_change(match)
         if target is None:
             raise Conflict("There is no move to take back.")
         if target.move is None or target.seat_id is None:
@@ -218,15 +213,11 @@ def move_rollback(*, match_id: int, reason: str, now: datetime | None = None) ->
         match.version += 1
         notation = target.public_notation
         target.delete()
-        state_store(match, engine, state)
-        hands_store(match, engine, state, now=now)
+        position_restore(match, engine, state, now=now)
         # The log lines after it recorded no change: the position as of them is the restored one.
         match.moves.filter(seq__gt=target.seq).update(state_after=state)
         text = f"A moderator took back {seat.player_name}'s move {notation}: {reason}"
         line = log_line(match, seat=seat, kind="moderation", text=text)
-        seats = seats_with_users(match)
-        turns_sync(match, engine, state, now=now, seats=seats)
-        work_schedule(match, engine, state, now=now, seats=seats)
         match_save(match, seen=seen, now=now)
         if voided:
             signals.match_voided.send(sender=Match, match=match)
@@ -321,6 +312,17 @@ def _seat_at(match: Match, position: int) -> Seat:
     if seat.status != Seat.Status.PLAYING:
         raise Conflict(f"{seat.player_name} is no longer playing in this match.")
     return seat
+
+
+def last_change(match: Match) -> Move | None:
+    """The match's last log line that changed the position (without its stored position), if any."""
+    lines = match.moves.order_by("-seq").defer("state_after")
+    # It is nearly always among the last few: a long match's log is read whole only when it is not.
+    for part in (lines[:10], lines[10:]):
+        for line in part:
+            if not _log_only(line):
+                return line
+    return None
 
 
 def _log_only(line: Move) -> bool:

@@ -15,6 +15,7 @@ from games.bots import bot_for
 from games.engines.base import IllegalMove
 from games.errors import Conflict, InvalidMove, NotFound
 from games.models import Match, Move, Seat, Turn
+from games.services.forecasting import forecast_fire
 from games.services.recording import (
     MOVED_ON,
     match_lock,
@@ -70,7 +71,8 @@ def move_play(
             new_state, events = engine.apply(state, seat.position, move)
         except IllegalMove as exc:
             raise InvalidMove(str(exc)) from None
-        return step_record(
+        seen = match.version
+        played = step_record(
             match,
             engine,
             new_state,
@@ -80,6 +82,10 @@ def move_play(
             notation=engine.format_move(move),
             seats=seats,
         )
+        # The opponent's planned reply, if this move is one it planned for: played at once, in this
+        # transaction, so a repeated send of the same move finds the match moved on and plays nothing.
+        forecast_fire(match, engine, mover=seat, seen=seen, notation=played.notation, seats=seats)
+        return played
 
 
 def _awaited_since(match: Match, seat: Seat, version: int) -> bool:
@@ -160,7 +166,12 @@ def bot_move(*, match_id: int, version: int, position: int) -> Move | None:
             return None
         new_state, events = engine.apply(state, position, move)
         notation = engine.format_move(move)
-        return step_record(match, engine, new_state, events, seat=seat, move=move, notation=notation)
+        seats = seats_with_users(match)
+        played = step_record(
+            match, engine, new_state, events, seat=seat, move=move, notation=notation, seats=seats
+        )
+        forecast_fire(match, engine, mover=seat, seen=version, notation=played.notation, seats=seats)
+        return played
 
 
 def _bot_seat(match: Match, version: int, position: int) -> Seat | None:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games import dispatch, livekeys, notifications, signals
 from games.clock import ClockRules, bank_after_move, deadline_for, reminder_schedule
-from games.engines.base import Engine, Event
+from games.engines.base import Engine, Event, has_secrets
 from games.errors import Conflict, Forbidden, NotFound
 from games.models import HiddenHand, Match, Move, Seat, Turn, match_key
 from games.rng import rng_dump, rng_load, step_stream
@@ -112,11 +112,6 @@ def step_rng_keep(match: Match, rng: random.Random) -> None:
 def state_store(match: Match, engine: Engine, state: dict[str, Any]) -> None:
     match.engine_state = state
     match.public_view = engine.public_view(state)
-
-
-def has_secrets(engine: Engine) -> bool:
-    """Whether any seat of this game may know something the others may not (a hand, a sealed bid)."""
-    return type(engine).private_view is not Engine.private_view
 
 
 def hands_store(match: Match, engine: Engine, state: dict[str, Any], *, now: datetime) -> None:
@@ -217,6 +212,20 @@ def step_record(
         work_schedule(match, engine, state, now=now, seats=seats)
     match_save(match, seen=seen, now=now)
     return logged
+
+
+def position_restore(match: Match, engine: Engine, state: dict[str, Any], *, now: datetime) -> None:
+    """Put the match back at ``state``, an earlier stored position (a move taken back): the position,
+    the hands and the public view, the turns (a seat awaited again gets a fresh turn and clock; a
+    reserve spent is not refunded) and the automatic work the position owes.
+
+    The caller has bumped the version, writes its own log line and stores the match (``match_save``).
+    """
+    state_store(match, engine, state)
+    hands_store(match, engine, state, now=now)
+    seats = seats_with_users(match)
+    turns_sync(match, engine, state, now=now, seats=seats)
+    work_schedule(match, engine, state, now=now, seats=seats)
 
 
 def clock_rules(match: Match) -> ClockRules:

@@ -20,4 +20,14 @@
     seats.addEventListener("input", sync);
     sync();
   })();
+  // Takebacks need the creator's leave only in a rated match: an unrated one always allows them.
+  (function () {
+    const rated = document.getElementById("id_rated");
+    const allow = document.getElementById("id_allow_takebacks");
+    if (!rated || !allow) return;
+    const row = allow.closest(".field");
+    function sync() { row.hidden = !rated.checked; }
+    rated.addEventListener("change", sync);
+    sync();
+  })();
 })();

@@ -44,7 +44,7 @@ def test_no_legal_moves_when_it_is_not_your_turn_or_not_your_match(client_for, s
 
 def test_legal_moves_need_authentication(api, started_match):
     answer = api.get(legal_url(started_match()))
-    assert answer.status_code == 401 and answer["WWW-Authenticate"] == "Token"
+    assert answer.status_code == 401 and answer["WWW-Authenticate"] == 'Bearer realm="api"'
     assert "detail" in answer.json()
 
 

@@ -29,6 +29,9 @@ OPERATIONS = {
     ("/api/matches/{match_id}/legal-moves/", "get"),
     ("/api/matches/{match_id}/moves/", "post"),
     ("/api/matches/{match_id}/log/", "get"),
+    ("/api/matches/{match_id}/forecast/", "get"),
+    ("/api/matches/{match_id}/forecast/", "put"),
+    ("/api/matches/{match_id}/forecast/", "delete"),
 }
 
 

@@ -13,9 +13,10 @@ import random
 import pytest
 from django.core.cache import cache
 
-from games.models import HiddenHand, Match
-from games.services import creating, recording
+from games.models import Match
+from games.services import creating
 from tests.e2e.browsing import sign_up
+from tests.support.positions import position_store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -38,14 +39,10 @@ def click_move(page, move: dict) -> None:
 def give_resources(match: Match) -> None:
     """Both players get plenty of every resource, stored as the services would after a move."""
     match.refresh_from_db()
-    engine, state = match.engine, match.engine_state
+    state = match.engine_state
     for res in state["res"]:
         res.update(wood=8, stone=8, gold=8, chi=4)
-    recording.state_store(match, engine, state)
-    match.save(update_fields=["engine_state", "public_view"])
-    for hidden in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
-        hidden.data = engine.private_view(state, hidden.seat.position)
-        hidden.save(update_fields=["data", "updated_at"])
+    position_store(match, state)
     # The site never changes a position without a new version, so its page cache is keyed on versions;
     # a position set in place behind its back must not be served from what was cached before.
     cache.clear()

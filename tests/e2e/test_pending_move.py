@@ -16,11 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from django.core.cache import cache
 
 from games import services
 from games.models import Match
 from games.playouts import play_random_moves
 from tests.e2e.browsing import PASSWORD, open_page
+from tests.support.positions import position_store
 from tests.support.stairways import position_arrange
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -73,7 +75,7 @@ def _wildlings_orders(match: Match) -> Match:
     for _ in range(20):
         match.refresh_from_db()
         if match.engine_state["phase"] == "orders":
-            return match
+            return _marches_allowed(match)
         actors = match.engine.actors(match.engine_state)
         if not actors:
             play_random_moves(match_id=match.pk, rng=rng, moves=1)
@@ -89,6 +91,18 @@ def _wildlings_orders(match: Match) -> Match:
             move=move,
         )
     raise AssertionError("no orders phase in the first steps")
+
+
+def _marches_allowed(match: Match) -> Match:
+    """When Rains of Autumn came up (no march orders this round), the round is set to forbid nothing, in
+    place: the test builds a march, whatever the deck dealt."""
+    state = match.engine_state
+    if state["restriction"] != "march":
+        return match
+    state["restriction"] = None
+    match = position_store(match, state)
+    cache.clear()  # the page cache is keyed on versions, and this change made none
+    return match
 
 
 def _stairways_wall_owner(match: Match) -> Match:

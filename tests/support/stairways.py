@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.engines.stairways.rules import CARD_ORDER, CARDS, COPIES
-from games.models import HiddenHand, Match
-from games.services import recording
+from games.models import Match
+from tests.support.positions import position_store
 
 # The picture's geometry (games/engines/stairways/svg.py): one board, 8 x 8 squares of CELL pixels
 # inside a MARGIN.
@@ -42,13 +42,7 @@ def position_arrange(
     state["pile"] = sorted(deck, key=CARD_ORDER.__getitem__)  # the pile has no order: draws are random
     state["treasure"] = {sq: list(pile) for sq, pile in (treasure or {}).items()}
     assert engine.actors(state) == before and not engine.chance_pending(state)
-    recording.state_store(match, engine, state)
-    match.save(update_fields=["engine_state", "public_view"])
-    for hidden in HiddenHand.objects.filter(seat__match=match).select_related("seat"):
-        hidden.data = engine.private_view(state, hidden.seat.position)
-        hidden.save(update_fields=["data", "updated_at"])
-    match.refresh_from_db()
-    return match
+    return position_store(match, state)
 
 
 @dataclass

@@ -219,6 +219,15 @@ CASES: dict[str, Case] = {
     "api-match-log": reads(
         path="/api/matches/{live}/log/", expect=everyone(OK), subject="live", public=True, json=True
     ),
+    # A seat's own conditional moves: only its player reads or clears them (alice has none: it is her move).
+    "api-match-forecast": Case(
+        path="/api/matches/{live}/forecast/",
+        get=by_role(FORBIDDEN, anonymous=UNAUTHENTICATED, player=OK),
+        post=by_role(NOT_ALLOWED, anonymous=UNAUTHENTICATED),
+        delete=by_role(FORBIDDEN, anonymous=UNAUTHENTICATED, player=Expect(204)),
+        subject="live",
+        json=True,
+    ),
     "api-schema": reads(path="/api/schema/", expect=everyone(OK), public=True),
     "api-docs": reads(path="/api/docs/", expect=everyone(OK), public=True),
     "api-redoc": reads(path="/api/redoc/", expect=everyone(OK), public=True),
@@ -433,6 +442,14 @@ CASES: dict[str, Case] = {
     "match-replay": reads(path="/matches/{live}/replay/", expect=everyone(OK), subject="live", public=True),
     # Provable dice: anyone may check a finished match's draws, download its record, or load one.
     "match-verify": reads(path="/matches/{finished}/verify/", expect=everyone(OK), public=True),
+    # Post-game analysis: anyone logged in may ask for a finished match's (the row is made, the task queued
+    # once the request commits); its progress figures are public, like the replay they belong to.
+    "match-analysis": post_only(
+        "/matches/{finished}/analysis/", members(done("/matches/{finished}/replay/#analysis"))
+    ),
+    "match-analysis-progress": reads(
+        path="/matches/{finished}/analysis.json", expect=everyone(OK), public=True
+    ),
     "match-record": reads(path="/matches/{finished}/record.json", expect=everyone(OK), public=True),
     "record-import": reads(path="/records/import/", expect=everyone(OK), write=OK, public=True),
     "match-join": post_only(
@@ -452,6 +469,44 @@ CASES: dict[str, Case] = {
     ),
     # A rematch is offered once a match is over: of one in play, it is refused to everyone.
     "match-rematch": post_only("/matches/{live}/rematch/", members(refused(LIVE)), subject="live"),
+    # Takebacks by consent: {live} is rated and allows none, and has no request to answer or withdraw.
+    "takeback-ask": post_only(
+        "/matches/{live}/takeback/", members(refused(LIVE)), data={"version": "{version}"}, subject="live"
+    ),
+    "takeback-answer": post_only(
+        "/matches/{live}/takeback/answer/",
+        members(refused(LIVE)),
+        data={"request": "1", "answer": "accept"},
+        subject="live",
+    ),
+    "takeback-withdraw": post_only(
+        "/matches/{live}/takeback/withdraw/", members(refused(LIVE)), data={"request": "1"}, subject="live"
+    ),
+    # Conditional moves are planned while the opponent is to move; in {live} it is alice's (the player's)
+    # move, so her lines are refused with the reason too, and there is nothing to delete.
+    "match-forecast": post_only(
+        "/matches/{live}/forecast/",
+        members(refused(LIVE + "#forecast")),
+        data={"line": "a1 a2", "version": "{version}"},
+        subject="live",
+    ),
+    "match-forecast-delete": post_only(
+        "/matches/{live}/forecast/delete/",
+        members(refused(LIVE + "#forecast")),
+        data={"index": "0", "version": "{version}"},
+        subject="live",
+    ),
+    "match-forecast-clear": post_only(
+        "/matches/{live}/forecast/clear/",
+        members(refused(LIVE + "#forecast"), player=Expect(302, to=LIVE + "#forecast", flash="success")),
+        subject="live",
+    ),
+    # The board a line is clicked on: JSON for the page's script; a 403 with the reason to a visitor.
+    "match-forecast-board": reads(
+        path="/matches/{live}/forecast/board/",
+        expect=by_role(FORBIDDEN, player=CONFLICT),
+        subject="live",
+    ),
     # The open page's heartbeat: only a seat has a presence to record.
     "match-seen": post_only(
         "/matches/{live}/seen/", members(FORBIDDEN, player=Expect(204, changes=True)), subject="live"

@@ -200,7 +200,7 @@ def check(world: World, case: Case, sent: Sent, expect: Expect) -> None:
         if response.status_code >= 400:
             assert isinstance(data.get("detail"), str) and data["detail"], data
         if response.status_code == 401:
-            assert response["WWW-Authenticate"] == "Token"
+            assert response["WWW-Authenticate"] == 'Bearer realm="api"'
     if content_type.startswith("text/html"):
         unprotected = [
             form["action"]

@@ -22,9 +22,8 @@ from rest_framework.authtoken.models import Token
 
 from games import notifications, services
 from games.engines import registry
-from games.engines.base import Engine
+from games.engines.base import Engine, has_secrets
 from games.models import HiddenHand, Match, Move, Notification
-from games.services.recording import has_secrets
 
 pytestmark = pytest.mark.django_db
 

@@ -208,6 +208,7 @@ class Table:
         self.viewers = [*self.players, self.spectator]
         self.match = self._open()
         self.step = 0
+        self.checkpoints = 0
         self.submitted = 0
         self.automatic = 0
         self.mailed = len(mail.outbox)
@@ -519,14 +520,17 @@ class Table:
 
     def checkpoint(self, viewers: list[Viewer]) -> None:
         """Each viewer fetches everything; then, in a savepoint rolled back afterwards, all it may not
-        know is re-dealt and it fetches everything again, from the warm cache and then from an empty
-        one (every part made anew from the re-dealt position): not one byte may differ."""
+        know is re-dealt and it fetches everything again, from the warm cache and, every other checkpoint
+        and at the last, from an empty one too (every part made anew from the re-dealt position): not one
+        byte may differ."""
+        self.checkpoints += 1
+        caches_tried = ("warm", "emptied") if self.checkpoints % 2 or len(viewers) > 1 else ("warm",)
         for viewer in viewers:
             self.observe(viewer)
             with transaction.atomic():
                 redealt = redeal_hidden(self.match, self.engine, viewer.position, self.rng, decks_too=True)
                 if redealt:
-                    for cached in ("warm", "emptied"):
+                    for cached in caches_tried:
                         if cached == "emptied":
                             cache.clear()
                         with self.watch.fetching(viewer):
@@ -576,6 +580,9 @@ def redis_cache(settings, redis_url) -> Iterator[None]:
     cache.clear()
 
 
+# What an answer shows is made by the same views from the same positions on any database: one pass covers
+# it (the test of the parts kept in Redis runs on both).
+@pytest.mark.backend_neutral
 @pytest.mark.parametrize(("slug", "seats"), CASES)
 def test_every_seat_plays_a_whole_match_over_http_and_learns_only_what_it_may(
     slug, seats, make_user, cache_watch

@@ -233,7 +233,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "inte
 # machine"); both queues are declared, so a worker started without -Q serves both.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {"celery": {}, "bots": {}}
-CELERY_TASK_ROUTES = {"games.bot_move": {"queue": "bots"}}
+CELERY_TASK_ROUTES = {"games.bot_move": {"queue": "bots"}, "games.analysis_run": {"queue": "bots"}}
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.sweep", "schedule": env_int("SWEEP_SECONDS", 60)},
     # Starts the league seasons that are due and closes the ones whose fixtures are all played.

@@ -1347,6 +1347,10 @@ class TheWall(Engine):
         # The leaders of one side win or lose together: Jon and Mance, the Great Other and Waymar.
         return [[s for s in range(seats) if SEAT_SIDE[s] == side] for side in (WATCH, OTHERS)]
 
+    def team_names(self, seats: int) -> list[str]:
+        """The sides' names, in the order of ``teams`` (what the balance tables print)."""
+        return ["Watch and Mance", "Others"]
+
     def outcome(self, state: State) -> list[float] | None:
         if state["phase"] != "over":
             return None

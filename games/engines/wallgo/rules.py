@@ -213,6 +213,8 @@ class WallGo(Engine):
         ("place", "from", "to", "wall"), str
     )
     malformed_move = f"That is not a Wall Go move. {PLACE_HINT} {TURN_HINT}"
+    # Two players alternate plain moves once the tokens are placed: a reply can be planned in advance.
+    forecasts = True
     options: ClassVar[dict[str, Option]] = {
         "rules": Option(
             label="Rules",
