@@ -69,7 +69,8 @@ def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() 
     # Partners who win together both win; a draw between the sides halves it.
     assert [summary.rate(seat) for seat in range(4)] == pytest.approx([2.5 / 3, 0.5 / 3, 2 / 3, 0.0])
     text = balance.markdown([summary], command="c", bot="normal", games=3, seed="s", wall=1.0, workers=1)
-    assert "| **side seats 0, 2** | **83.3%** |" in text and "| side seats 1, 3 | 16.7% |" in text
+    # The sides' names are the engine's (team_names).
+    assert "| **side Watch and Mance** | **83.3%** |" in text and "| side Others | 16.7% |" in text
 
 
 def test_options_run_every_combination_for_the_games_that_have_them() -> None:
