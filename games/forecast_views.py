@@ -56,12 +56,14 @@ def forecast_context(request: HttpRequest, mv: selectors.MatchView) -> dict[str,
     refused = request.session.pop(STASH, None) if STASH in request.session else None
     if refused and refused.get("match") != match.pk:
         refused = None
-    plan = selectors.forecast_for(match=match, seat=seat)
+    # Planned while the opponent alone is to move (the page's own turns say so): on the viewer's own
+    # turn no plan can hold for the position, and none is looked for.
+    open_now = mv.actors == frozenset({opponent.position})
+    plan = selectors.forecast_for(match=match, seat=seat) if open_now else None
     lines = plan.lines if plan else []
     return {
         "forecast": {
-            # Planned while the opponent alone is to move (the page's own turns say so).
-            "open": mv.actors == frozenset({opponent.position}),
+            "open": open_now,
             "opponent": opponent.player_name,
             "lines": [
                 {

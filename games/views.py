@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from games.errors import Forbidden, NotFound, RematchExists, ServiceError
 from games.forms import MatchCreateForm, MoveForm
 from games.models import Match
 from games.services.creating import REMATCH_AFTER
+from games.services.takebacks import TakebackPanel
 from wallsite.middleware import zone_activate, zone_on_demand
 
 
@@ -301,11 +303,11 @@ def _detail_context(
     mv: selectors.MatchView,
     move_form: MoveForm | None = None,
     *,
-    parts: tuple[str, ...] = ("board", "panel", "log"),
+    parts: tuple[str, ...] = ("board", "panel", "log", "takeback"),
 ) -> dict:
-    """The match page's context. Its ``parts`` (the board with its legal moves, the panel, the log) come
-    from the cache, made once per version of the match and viewer seat (see _parts); a part not asked
-    for is left empty."""
+    """The match page's context. Its ``parts`` (the board with its legal moves, the panel, the log, the
+    takeback box's facts) come from the cache, made once per version of the match and viewer seat (see
+    _parts); a part not asked for is left empty."""
     match = mv.match
     engine = match.engine
     made = _parts(mv, parts)
@@ -341,7 +343,7 @@ def _detail_context(
             and request.user.pk not in joined
             and len(mv.seats) < match.seat_count
         ),
-        "takeback": services.takeback_panel(match=match, seats=mv.seats, seat=mv.seat),
+        "takeback": made.get("takeback"),
         "option_labels": [
             (engine.options[name].label, engine.options[name].choices.get(value, value))
             for name, value in match.options.items()
@@ -443,10 +445,17 @@ def _log_part(mv: selectors.MatchView) -> str:
     return render_to_string("games/_match_log.html", context)
 
 
+def _takeback_part(mv: selectors.MatchView) -> TakebackPanel:
+    """What the viewer's seat may do about takebacks: facts, not HTML, since its forms carry the
+    request's CSRF token. Every change of a request moves the match's live key (takebacks._touch)."""
+    return services.takeback_panel(match=mv.match, seats=mv.seats, seat=mv.seat)
+
+
 PART_MAKERS: dict[str, Callable[[selectors.MatchView], Any]] = {
     "board": _board_part,
     "panel": _panel_part,
     "log": _log_part,
+    "takeback": _takeback_part,
 }
 
 
@@ -519,6 +528,42 @@ def _board_key(mv: selectors.MatchView) -> str:
     return f"{match.version}.{match.status}.{mv.viewer_position}.{int(mv.my_turn)}.{paused}"
 
 
+@dataclass(frozen=True)
+class NextMatch:
+    """Where the "Next match waiting for you" button leads."""
+
+    url: str
+    name: str
+
+
+def _header_facts(request: HttpRequest, match: Match) -> dict[str, Any]:
+    """The header's count of matches awaiting the user and the next one of them, kept in the cache
+    under the user's matches' key as My matches' count is: one aggregate query, where a count and a
+    search of the open turns were two."""
+    user = request.user
+    if not user.is_authenticated:
+        return {"next_match": None}
+    key = selectors.matches_live_key(user_id=user.pk)
+
+    def next_match() -> NextMatch | None:
+        cache_key = f"page:mine-next:{key}:{match.pk}"
+        found = livekeys.cache_read([cache_key])
+        if cache_key in found:
+            facts = found[cache_key]
+        else:
+            waiting = selectors.next_awaiting(user=user, exclude_match_id=match.pk)
+            facts = (waiting.get_absolute_url(), waiting.display_name) if waiting else ()
+            livekeys.cache_write({cache_key: facts}, MINE_SECONDS)
+        return NextMatch(*facts) if facts else None
+
+    return {
+        # Overrides the context processor's count, which would cost a query of its own.
+        "awaiting_count": _mine_parts(request, key, ("count",))["count"],
+        # Looked up only when the count says some match awaits the user (_match_head.html).
+        "next_match": SimpleLazyObject(next_match),
+    }
+
+
 def _follow_context(request: HttpRequest, mv: selectors.MatchView) -> dict:
     """The match page's live keys, the way to the user's next waiting match, and the rematch."""
     match, user = mv.match, request.user
@@ -527,14 +572,7 @@ def _follow_context(request: HttpRequest, mv: selectors.MatchView) -> dict:
     return {
         "live_etag": quote_etag(_etag(selectors.match_live_key_of(match), _viewer(request))),
         "board_key": _board_key(mv),
-        # Looked up only when the header's count says some match awaits the user (base.html).
-        "next_match": SimpleLazyObject(
-            lambda: (
-                selectors.next_awaiting(user=user, exclude_match_id=match.pk)
-                if user.is_authenticated
-                else None
-            )
-        ),
+        **_header_facts(request, match),
         "rematch": rematch,
         "rematch_seated": rematch is not None
         and user.is_authenticated
@@ -559,7 +597,7 @@ def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
     board_key, log_key = _board_key(mv), str(mv.match.log_length)
     send_board = request.headers.get("X-Live-Board") != board_key
     send_log = request.headers.get("X-Live-Log") != log_key
-    wanted = ("panel",) + (("board",) if send_board else ()) + (("log",) if send_log else ())
+    wanted = ("panel", "takeback") + (("board",) if send_board else ()) + (("log",) if send_log else ())
     context = _detail_context(request, mv, parts=wanted)
     parts = {name: render_to_string(name_, context, request) for name, name_ in LIVE_PARTS.items()}
     parts["panel"] = context["panel_html"]
