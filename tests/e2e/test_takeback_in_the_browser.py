@@ -67,3 +67,17 @@ def test_a_move_taken_back_with_the_other_player_s_consent(browser, live_server,
     finally:
         ann_context.close()
         ben_context.close()
+
+
+def test_the_new_match_form_offers_takebacks_only_for_a_rated_match(browser, live_server, make_user):
+    # An unrated match always allows them: its creator has nothing to choose.
+    context, page = open_page(browser, live_server.url, DESKTOP, make_user("ann"))
+    try:
+        page.goto(f"{live_server.url}/matches/new/")
+        assert page.is_checked("#id_rated") and page.is_visible("#id_allow_takebacks")
+        page.uncheck("#id_rated")
+        assert not page.is_visible("#id_allow_takebacks")
+        page.check("#id_rated")
+        assert page.is_visible("#id_allow_takebacks")
+    finally:
+        context.close()
