@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from contextlib import suppress
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from games import selectors, services
+from games import livekeys, selectors, services
 from games.bots.review import scale_for
 from games.engines.base import has_secrets
 from games.errors import NotFound, ServiceError
@@ -91,14 +89,12 @@ def _moves(match: Match, position: int | None, analysis: Analysis | None) -> lis
     if analysis is not None:
         finished = analysis.finished_at.timestamp() if analysis.finished_at else ""
         state = f"{analysis.status}.{finished}"
-    key = f"replay-moves:{match.pk}.{match.log_length}.{match.version}:{position}:{state}"
-    try:
-        found = cache.get(key)
-    except Exception:  # the cache is away: work it out
-        found = None
-    if found is not None:
-        return found
+    # The creation time too: a test database gives a new match the number of a removed one.
+    made = match.created_at.timestamp() if match.created_at else 0
+    key = f"replay-moves:{match.pk}.{made}.{match.log_length}.{match.version}:{position}:{state}"
+    found = livekeys.cache_read([key])
+    if key in found:
+        return found[key]
     moves = selectors.replay_moves(match=match, position=position, analysis=analysis)
-    with suppress(Exception):  # the cache is away: the next request works it out again
-        cache.set(key, moves, MOVES_SECONDS)
+    livekeys.cache_write({key: moves}, MOVES_SECONDS)
     return moves

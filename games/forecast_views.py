@@ -186,12 +186,10 @@ def forecast_board(request: HttpRequest, match_id: int) -> JsonResponse:
     mover = position.to_move
     moves: list[dict[str, Any]] = []
     if mover is not None and len(position.line) < MAX_DEPTH:
-        for move in engine.legal_moves(position.state, mover):
-            choice: dict[str, Any] = {"path": engine.click_path(move), "text": engine.format_move(move)}
-            preview = engine.move_preview(view, mover, move)
-            if preview:
-                choice["preview"] = preview
-            moves.append(choice)
+        moves = [
+            selectors.move_choice(engine=engine, view=view, seat=mover, move=move)
+            for move in engine.legal_moves(position.state, mover)
+        ]
     if len(position.line) >= MAX_DEPTH:
         prompt = f"A line has at most {MAX_DEPTH} moves: add it now."
     elif mover is None:

@@ -13,7 +13,7 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, QuerySet
 
 from games import livekeys
 from games.engines import registry
-from games.engines.base import Event, has_secrets
+from games.engines.base import Engine, Event, has_secrets
 from games.errors import NotFound
 from games.models import Analysis, Forecast, HiddenHand, Match, Seat, Turn, match_key
 from games.services.analysing import position_before
@@ -412,8 +412,16 @@ def replay_suggestion(*, match: Match, position: int | None, move: ReplayMove) -
     engine = match.engine
     view = engine.public_view(state)
     view["private"] = engine.private_view(state, position) if position is not None else {}
-    choice: dict[str, Any] = {"path": engine.click_path(move.best_move), "text": move.best}
-    preview = engine.move_preview(view, move.seat, move.best_move)
+    choice = move_choice(engine=engine, view=view, seat=move.seat, move=move.best_move)
+    return Suggestion(svg=engine.render_svg(view, move.seat, interactive=True), choice=choice)
+
+
+def move_choice(*, engine: Engine, view: dict[str, Any], seat: int, move: dict[str, Any]) -> dict[str, Any]:
+    """A move as the board script needs it (the match page's legal moves, a conditional line being
+    planned, the analysis's suggestion): its clicks, its notation and, when the engine has any, the
+    shapes to draw while it is chosen but not sent (from this seat's view only)."""
+    choice: dict[str, Any] = {"path": engine.click_path(move), "text": engine.format_move(move)}
+    preview = engine.move_preview(view, seat, move)
     if preview:
         choice["preview"] = preview
-    return Suggestion(svg=engine.render_svg(view, move.seat, interactive=True), choice=choice)
+    return choice

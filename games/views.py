@@ -22,7 +22,6 @@ from django.utils.http import quote_etag
 from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 
 from games import analysis_views, calendar, forecast_views, livekeys, presence, rulebook, selectors, services
-from games.engines.base import Engine, Move, View
 from games.engines.registry import UnknownGame
 from games.errors import Forbidden, NotFound, RematchExists, ServiceError
 from games.forms import MatchCreateForm, MoveForm
@@ -288,16 +287,6 @@ def _view_or_404(request: HttpRequest, match_id: int) -> selectors.MatchView:
         raise Http404("There is no such match.") from None
 
 
-def _choice(engine: Engine, view: View, seat: int, move: Move) -> dict:
-    """A legal move as the board script needs it: its clicks, its notation and, when the engine has any,
-    the shapes to draw while it is chosen but not sent (from this seat's view only)."""
-    choice = {"path": engine.click_path(move), "text": engine.format_move(move)}
-    preview = engine.move_preview(view, seat, move)
-    if preview:
-        choice["preview"] = preview
-    return choice
-
-
 def _detail_context(
     request: HttpRequest,
     mv: selectors.MatchView,
@@ -412,7 +401,7 @@ def _board_part(mv: selectors.MatchView) -> dict[str, Any]:
     if not mv.my_turn:
         return {"svg": svg, "choices": "", "actions": []}
     choices = [
-        _choice(engine, mv.view, mv.viewer_position, m)
+        selectors.move_choice(engine=engine, view=mv.view, seat=mv.viewer_position, move=m)
         for m in engine.legal_moves(match.engine_state, mv.viewer_position)
     ]
     offered = {target for choice in choices for target in choice["path"]}

@@ -27,8 +27,9 @@ from games.services.recording import (
     work_schedule,
 )
 
-# Log lines that record something without changing the position (see recording.log_line).
-LOG_ONLY_KINDS = frozenset({"vacation", "timeout", "moderation"})
+# Log lines that record something without changing the position (see recording.log_line): a
+# conditional move's note follows the reply it names, which stays the last change.
+LOG_ONLY_KINDS = frozenset({"vacation", "timeout", "moderation", "forecast"})
 MAX_EXTENSION = timedelta(days=30)
 
 

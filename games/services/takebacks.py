@@ -316,10 +316,6 @@ class TakebackPanel:
     to_answer: bool = False  # the viewer's answer is awaited
     waiting_for: list[str] = field(default_factory=list)
 
-    @property
-    def shown(self) -> bool:
-        return self.can_ask or self.request is not None
-
 
 def takeback_panel(*, match: Match, seats: list[Seat], seat: Seat | None) -> TakebackPanel:
     """What the viewer at ``seat`` (None: a spectator) sees of takebacks: the open request, or the

@@ -49,6 +49,17 @@ def test_a_reply_fires_when_the_opponent_plays_the_planned_move(bob_to_move, ali
     assert not Forecast.objects.exists(), "the only line was used up"
 
 
+def test_the_conditional_reply_stays_the_last_change_and_can_be_taken_back(bob_to_move, alice, bob):
+    # The note after the reply changes nothing: the reply is still the move a rollback takes back.
+    match = bob_to_move
+    services.forecast_save(match_id=match.pk, user=alice, lines=[[BOB_FIRST, ALICE_REPLY]])
+    bob_plays(match, bob, BOB_FIRST)
+    services.move_rollback(match_id=match.pk, reason="a test of the log")
+    match.refresh_from_db()
+    assert match.engine.actors(match.engine_state) == {0}, "alice is to reply again"
+    assert ALICE_REPLY not in [m.notation for m in match.moves.all()]
+
+
 def test_the_reply_fires_exactly_once_when_the_same_move_is_sent_twice(bob_to_move, alice, bob):
     match = bob_to_move
     services.forecast_save(match_id=match.pk, user=alice, lines=[[BOB_FIRST, ALICE_REPLY]])
