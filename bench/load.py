@@ -17,6 +17,10 @@ sends the next one, chosen at random by the ``--mix`` weights:
 
 - dashboard: ``GET /me/matches/`` (My matches), with the session;
 - match page: ``GET /matches/{id}/`` of one of its matches, with the session;
+
+  each page as a browser asks for it again: with the ETag of the copy it holds (If-None-Match), so
+  a page that did not change is a 304 and the copy is shown; ``--no-browser-cache`` sends every load
+  without, as a browser with an empty cache would. The share of 304s is reported per kind;
 - move: ``POST /api/matches/{id}/moves/`` with the right player's token and the version it expects,
   the next move of a random game planned beforehand with the engine (Wall Go has no chance and no
   secrets, so the planned position is the server's), so choosing costs the client nothing.
@@ -80,6 +84,12 @@ def _arguments() -> argparse.Namespace:
         "--live-pages", type=int, default=0, help="open match pages following their match meanwhile"
     )
     parser.add_argument("--live-every", type=float, default=4.8, help="seconds between an open page's polls")
+    parser.add_argument(
+        "--no-browser-cache",
+        dest="browser_cache",
+        action="store_false",
+        help="load every page afresh, never with the ETag of the copy held (If-None-Match)",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     args = parser.parse_args()
     try:
@@ -119,6 +129,8 @@ class User:
     pages: list[int]  # matches whose page it reads
     live: list[Live]
     rng: random.Random
+    # The browser's copies: address -> the ETag of the page it holds.
+    copies: dict[str, str] = field(default_factory=dict)
 
     def next_move(self) -> tuple[Live, int, dict[str, Any]] | None:
         for live in self.live:
@@ -255,6 +267,8 @@ class Level:
     polls: list[float] = field(default_factory=list)
     poll_answers: dict[int, int] = field(default_factory=dict)
     no_moves_left: int = 0
+    # Page loads answered 304 (the browser's copy shown), by kind.
+    not_modified: dict[str, int] = field(default_factory=dict)
 
     def percentile(self, kind: str | None, q: float) -> float:
         values = sorted(self.latencies[kind] if kind else [v for vs in self.latencies.values() for v in vs])
@@ -266,26 +280,37 @@ class Level:
         return len(self.latencies[kind]) if kind else sum(len(v) for v in self.latencies.values())
 
 
+async def _load_page(http, user: User, address: str, *, browser_cache: bool) -> tuple[int, bool]:
+    """GET a page as a browser does, with the ETag of the copy it holds: (status, the copy shown)."""
+    held = user.copies.get(address) if browser_cache else None
+    response = await http.get(address, headers={"If-None-Match": held} if held else None)
+    if response.status_code == 200:
+        if "ETag" in response.headers:
+            user.copies[address] = response.headers["ETag"]
+        else:
+            user.copies.pop(address, None)  # drawn without one (a flash message): not kept
+    return response.status_code, bool(held) and response.status_code == 304
+
+
 async def _user_loop(
-    user: User, base: str, weights: list[float], *, record_from: float, until: float, level: Level
+    user: User, base: str, args: argparse.Namespace, *, record_from: float, until: float, level: Level
 ) -> None:
     import httpx
 
     async with httpx.AsyncClient(base_url=base, timeout=30.0, cookies={"sessionid": user.session}) as http:
         while time.perf_counter() < until:
-            kind = user.rng.choices(KINDS, weights)[0]
+            kind = user.rng.choices(KINDS, args.weights)[0]
             planned = user.next_move() if kind == "move" else None
             if kind == "move" and planned is None:
                 level.no_moves_left += 1
                 kind = "match page"
             began = time.perf_counter()
+            cached = False
             try:
-                if kind == "dashboard":
-                    response = await http.get("/me/matches/")
-                    ok = response.status_code == 200
-                elif kind == "match page":
-                    response = await http.get(f"/matches/{user.rng.choice(user.pages)}/")
-                    ok = response.status_code == 200
+                if kind != "move":
+                    page = "me/matches" if kind == "dashboard" else f"matches/{user.rng.choice(user.pages)}"
+                    code, cached = await _load_page(http, user, f"/{page}/", browser_cache=args.browser_cache)
+                    ok, status = code == 200 or cached, str(code)
                 else:
                     live, seat, move = planned
                     response = await http.post(
@@ -294,11 +319,12 @@ async def _user_loop(
                         headers={"Authorization": f"Token {user.tokens[seat]}"},
                     )
                     ok = response.status_code == 201
+                    status = str(response.status_code)
                     if ok:
                         live.version += 1
                     else:
                         live.broken = True
-                error = None if ok else f"{kind} {response.status_code}"
+                error = None if ok else f"{kind} {status}"
             except httpx.HTTPError as exc:
                 error = f"{kind} {type(exc).__name__}"
             ended = time.perf_counter()
@@ -306,6 +332,7 @@ async def _user_loop(
                 continue  # warm-up, or cut off by the end of the level
             if error is None:
                 level.latencies[kind].append(ended - began)
+                level.not_modified[kind] = level.not_modified.get(kind, 0) + cached
             else:
                 level.errors[error] = level.errors.get(error, 0) + 1
 
@@ -339,7 +366,7 @@ def _measure(
 
     async def main() -> None:
         loops = [
-            _user_loop(user, base, args.weights, record_from=record_from, until=until, level=result)
+            _user_loop(user, base, args, record_from=record_from, until=until, level=result)
             for user in users[:level]
         ]
         pages = _open_pages(users, base, args, known, record_from, until, result)
@@ -447,9 +474,7 @@ def _warm_up(users: list[User], base: str, args: argparse.Namespace, seconds: fl
         until = time.perf_counter() + seconds
         await asyncio.gather(
             *(
-                _user_loop(
-                    user, base, args.weights, record_from=until, until=until, level=Level(concurrency=0)
-                )
+                _user_loop(user, base, args, record_from=until, until=until, level=Level(concurrency=0))
                 for user in users[: min(len(users), 2 * args.workers)]
             )
         )
@@ -515,6 +540,10 @@ def _report(
         f"after {args.warmup:g} s of warm-up."
     )
     print(f"Mix: {mix}; a closed loop without think time, so concurrency = requests in flight.")
+    if args.browser_cache:
+        print("Pages are asked for again with the ETag of the copy held, as a browser does (304: the copy).")
+    else:
+        print("Every page is loaded afresh (--no-browser-cache): no If-None-Match.")
     if args.live_pages:
         print(
             f"Meanwhile {args.live_pages} open match pages poll their match every {args.live_every:g} s "
@@ -529,17 +558,20 @@ def _report(
     print()
     header = (
         f"{'concurrency':>11}  {'kind':<11} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'errors':>7}"
+        f"{'errors':>7} {'304s':>6}"
     )
     print(header)
     print("-" * len(header))
     for level in levels:
         for kind in (*KINDS, None):
             errors = sum(v for k, v in level.errors.items() if kind is None or k.startswith(kind))
+            copies = level.not_modified.get(kind, 0) if kind else sum(level.not_modified.values())
+            share = f"{copies / level.count(kind):.0%}" if level.count(kind) else "-"
             print(
                 f"{level.concurrency if kind == KINDS[0] else '':>11}  {kind or 'all':<11} "
                 f"{level.count(kind):>9} {level.count(kind) / level.seconds:>8.1f} "
-                f"{level.percentile(kind, 0.50):>8.1f} {level.percentile(kind, 0.99):>8.1f} {errors:>7}"
+                f"{level.percentile(kind, 0.50):>8.1f} {level.percentile(kind, 0.99):>8.1f} {errors:>7} "
+                f"{share:>6}"
             )
         print(
             f"{'':>11}  e-mails sent by the workers: {level.mails}; CPU: machine {level.machine_cpu:.0%}, "

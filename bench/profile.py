@@ -13,6 +13,7 @@ whole middleware stack, a session in the database as a browser has, no sockets, 
 - ``--requests`` loads of My matches (``GET /me/matches/``);
 - ``--requests`` loads of the match page (``GET /matches/{id}/``) of the long match, as the player
   to move and as the other player, in turn;
+- the same two pages asked for again with the ETag of the copy the browser holds, each a 304;
 - moves over the API (``POST /api/matches/{id}/moves/``) in a match played back and forth.
 
 Each kind runs under its own profiler after a few unmeasured requests (templates loaded, the cache
@@ -209,7 +210,27 @@ def main() -> int:
             )
             return check(response, 201)
 
-        kinds = [("My matches", my_matches), ("match page (both seats)", match_page), ("move (API)", move)]
+        held: dict[tuple[int, str], str] = {}
+
+        def again(user, address: str) -> int:
+            """The page asked for again with the ETag of the copy the browser holds: a 304."""
+            if (user.pk, address) not in held:
+                held[(user.pk, address)] = clients[user.pk].get(address)["ETag"]
+            return check(clients[user.pk].get(address, HTTP_IF_NONE_MATCH=held[(user.pk, address)]), 304)
+
+        def my_matches_again(_: int) -> int:
+            return again(a, "/me/matches/")
+
+        def match_page_again(number: int) -> int:
+            return again((a, b)[number % 2], f"/matches/{made['long']}/")
+
+        kinds = [
+            ("My matches", my_matches),
+            ("My matches, copy held (304)", my_matches_again),
+            ("match page (both seats)", match_page),
+            ("match page, copy held (304)", match_page_again),
+            ("move (API)", move),
+        ]
         print(f"Without the profiler, mean per request: {'time':>11} {'CPU':>11}")
         for kind, send in kinds:
             _timed(kind, send, args.requests)

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from chat.models import ChatMessage
+from games import livekeys
 from games.models import Match, Seat
+from games.selectors import match_live_key_of
 from moderation import permissions
 
 # The page shows the latest messages; a longer thread is the admin's to read.
@@ -39,9 +41,31 @@ def chat_access(
     )
 
 
+# What the chat box shows of a message and its author: nothing else of the user goes into the cache.
+SHOWN_FIELDS = (
+    "match_id",
+    "author_id",
+    "author__username",
+    "text",
+    "created_at",
+    "hidden_at",
+    "hidden_reason",
+)
+ROWS_SECONDS = 10 * 60
+
+
 def messages_for(*, match: Match, access: ChatAccess) -> list[ChatMessage]:
-    """The latest messages, oldest first; empty for a reader the match keeps out."""
+    """The latest messages, oldest first; empty for a reader the match keeps out. Kept in the cache
+    under the match's live key, which every message posted or hidden moves on (chat.services,
+    moderation.services): the rows are the same for every reader, the viewer's part is in the template."""
     if not access.can_read:
         return []
-    latest = ChatMessage.objects.filter(match=match).select_related("author").order_by("-created_at", "-pk")
-    return list(reversed(latest[:SHOWN]))
+    made = match.created_at.timestamp() if match.created_at else 0
+    key = f"chat:rows:{match.pk}:{made}:{match_live_key_of(match)}"
+    found = livekeys.cache_read([key])
+    if key in found:
+        return found[key]
+    latest = ChatMessage.objects.filter(match=match).select_related("author").only(*SHOWN_FIELDS)
+    rows = list(reversed(latest.order_by("-created_at", "-pk")[:SHOWN]))
+    livekeys.cache_write({key: rows}, ROWS_SECONDS)
+    return rows

@@ -67,7 +67,10 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None, state: bool 
     ``state``, the engine's full state is read only if something asks for it (a page whose parts are
     in the cache does not)."""
     match = match_get(match_id=match_id, state=state)
-    seats = list(match.seats.select_related("user", "hidden_hand"))
+    # When each seat's plan last changed, not the plan: a seat without one needs no look for it.
+    seats = list(
+        match.seats.select_related("user", "hidden_hand").annotate(plan_updated_at=F("forecast__updated_at"))
+    )
     seat = None
     if user is not None and user.is_authenticated:
         seat = next((s for s in seats if s.user_id == user.pk), None)
@@ -326,10 +329,23 @@ def match_prompt(*, mv: MatchView) -> str:
     return f"Y{text[1:]}" if text.startswith("you ") else text
 
 
+def seat_visiting(*, match_id: Any, user: AbstractBaseUser) -> Seat | None:
+    """The user's seat in the match, or None, with ``plan_updated_at``: when its conditional moves last
+    changed (None without any). What a page load reads before anything else, in one query: the seat
+    for presence, the plan for the page's ETag (only its owner sees it, so no key of the match names it)."""
+    if not user.is_authenticated:
+        return None
+    seats = Seat.objects.filter(match_id=match_id, user_id=user.pk)
+    return seats.annotate(plan_updated_at=F("forecast__updated_at")).first()
+
+
 def forecast_for(*, match: Match, seat: Seat | None) -> Forecast | None:
     """The seat's own conditional moves, for its owner's eyes only, if it has some for the match as it
     is now: a plan made at another version is void, and shown to nobody."""
     if seat is None:
+        return None
+    # The seats of match_view_for say when their plan last changed: None, there is none to look for.
+    if hasattr(seat, "plan_updated_at") and seat.plan_updated_at is None:
         return None
     return Forecast.objects.filter(seat=seat, version=match.version).first()
 

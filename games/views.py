@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +20,7 @@ from django.utils.crypto import salted_hmac
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import json_script
 from django.utils.http import quote_etag
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 
 from games import analysis_views, calendar, forecast_views, livekeys, presence, rulebook, selectors, services
@@ -59,11 +61,17 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return redirect(static("favicon.svg"))
 
 
+def _my_matches_page_etag(request: HttpRequest) -> str | None:
+    return _page_etag(request, _matches_key(request))
+
+
 @require_GET
 @login_required
+@cache_control(private=True, no_cache=True)
+@condition(etag_func=_my_matches_page_etag)
 def my_matches(request: HttpRequest) -> HttpResponse:
-    # The key first: a change made while the rows are read then shows at the first poll.
-    key = selectors.matches_live_key(user_id=request.user.pk)
+    # The key first (the ETag's): a change made while the rows are read then shows at the first poll.
+    key = _matches_key(request)
     mine = _mine_parts(request, key, ("table", "count"))
     context = {
         "table_html": mine["table"],
@@ -198,10 +206,28 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 @require_GET
+@cache_control(private=True, no_cache=True)
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    mv = _view_or_404(request, match_id)
-    if presence.seat_present(seat=mv.seat, user=request.user):
+    # A load counts as a visit even when the browser's copy is still good (a 304): presence first.
+    seat = selectors.seat_visiting(match_id=match_id, user=request.user)
+    if presence.seat_present(seat=seat, user=request.user):
         messages.info(request, "Welcome back: the computer stopped playing for you.")
+    return _match_page(request, match_id, plan_at=seat.plan_updated_at if seat else None)
+
+
+def _match_page_etag(request: HttpRequest, match_id: int, *, plan_at: datetime | None) -> str | None:
+    key = selectors.match_live_key(match_id=match_id)
+    if key is None:
+        return None  # the 404 page
+    if not request.user.is_authenticated:
+        return _page_etag(request, key)
+    # The header's count and next waiting match, and the viewer's own conditional moves.
+    return _page_etag(request, key, _matches_key(request), plan_at.isoformat() if plan_at else "")
+
+
+@condition(etag_func=_match_page_etag)
+def _match_page(request: HttpRequest, match_id: int, *, plan_at: datetime | None) -> HttpResponse:
+    mv = _view_or_404(request, match_id)
     return render(request, "games/match_detail.html", _detail_context(request, mv))
 
 
@@ -504,6 +530,33 @@ def _etag(key: str, viewer: str) -> str:
     return salted_hmac("games.live", f"{key}|{viewer}").hexdigest()[:32]
 
 
+def _matches_key(request: HttpRequest) -> str:
+    """The user's matches' live key, read once a request: the page's ETag and its header both use it."""
+    if not hasattr(request, "matches_live_key"):
+        request.matches_live_key = selectors.matches_live_key(user_id=request.user.pk)  # type: ignore[attr-defined]
+    return request.matches_live_key  # type: ignore[attr-defined]
+
+
+# --- whole pages answered 304 ----------------------------------------------------------------------------
+#
+# The browser asks for My matches and a match page with the ETag of the copy it holds (Cache-Control:
+# private, no-cache), and a page that would be drawn the same again is answered 304 without being
+# drawn. Its ETag names the live keys of everything the page shows, the viewer (the session cookie,
+# and the CSRF cookie its forms' tokens come from), the time zone its times are written in, and the
+# minute, since it says "in 2 hours": a copy is never taken again after the minute it was made in
+# (which also bounds what no key names, like a moderator's count of reports). A page showing a flash
+# message has no ETag: the message is shown once, and the next load draws the page again.
+
+
+def _page_etag(request: HttpRequest, *keys: str) -> str | None:
+    if len(messages.get_messages(request)):  # counted, not read: they stay for the page to show
+        return None
+    minute = int(timezone.now().timestamp() // 60)
+    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    drawn_from = "|".join(("page", *keys, timezone.get_current_timezone_name(), str(minute), csrf))
+    return _etag(drawn_from, _viewer(request))
+
+
 def _match_etag(request: HttpRequest, match_id: int) -> str | None:
     key = selectors.match_live_key(match_id=match_id)
     return None if key is None else _etag(key, _viewer(request))
@@ -532,7 +585,7 @@ def _header_facts(request: HttpRequest, match: Match) -> dict[str, Any]:
     user = request.user
     if not user.is_authenticated:
         return {"next_match": None}
-    key = selectors.matches_live_key(user_id=user.pk)
+    key = _matches_key(request)
 
     def next_match() -> NextMatch | None:
         cache_key = f"page:mine-next:{key}:{match.pk}"

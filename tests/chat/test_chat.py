@@ -4,12 +4,16 @@ escaped, the rate limit holds, and moderators hide messages."""
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from chat import services
 from chat.models import ChatMessage
 from games import services as games
 from games.errors import Conflict, Forbidden, ServiceError
+from games.selectors import match_live_key_of
 from moderation import services as moderation
 
 pytestmark = pytest.mark.django_db
@@ -157,3 +161,35 @@ def test_a_message_from_someone_else_can_be_reported(client, started_match, alic
     client.force_login(alice)
     html = page(client, match)
     assert f"?message={theirs.pk}" in html and f"?message={mine.pk}" not in html
+
+
+def test_the_rows_come_from_the_cache_until_a_message_is_posted_or_hidden(
+    client, started_match, alice, bob, moderator
+):
+    """The rows are kept under the match's live key: a second load reads no message, and a new or
+    hidden message shows at the next load all the same."""
+    match = started_match()
+    first = services.message_post(match_id=match.pk, user=bob, text="Hello there")
+    client.force_login(alice)
+    assert "Hello there" in page(client, match)
+    with CaptureQueriesContext(connection) as queries:
+        assert "Hello there" in page(client, match)
+    assert not [q for q in queries if '"chat_chatmessage"' in q["sql"]], "the rows were read again"
+    services.message_post(match_id=match.pk, user=bob, text="Second thoughts")
+    assert "Second thoughts" in page(client, match)
+    moderation.message_hide(moderator=moderator, message_id=first.pk, reason="Spam")
+    html = page(client, match)
+    assert "Hello there" not in html and "(hidden by a moderator: Spam)" in html
+
+
+def test_the_cached_rows_hold_nothing_of_the_authors_but_their_names(client, started_match, alice, bob):
+    match = started_match()
+    services.message_post(match_id=match.pk, user=bob, text="Hello there")
+    client.force_login(alice)
+    page(client, match)
+    match.refresh_from_db()
+    rows = cache.get(f"chat:rows:{match.pk}:{match.created_at.timestamp()}:{match_live_key_of(match)}")
+    assert [row.text for row in rows] == ["Hello there"]
+    author = rows[0].author
+    assert author.username == "bob"
+    assert {"password", "email"}.isdisjoint(author.__dict__), "the author's other fields were cached"

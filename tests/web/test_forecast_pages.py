@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Forecast, Match
@@ -151,3 +153,13 @@ def test_the_planning_board_shows_the_position_after_the_line_and_who_moves(bob_
     assert refused.status_code == 400 and "Line" not in refused.json()["detail"]
     assert logged_in(bob).get(url).status_code == 409, "bob is to move: nothing to plan"
     assert logged_in(None).get(url).status_code == 403
+
+
+def test_a_player_with_no_plan_costs_the_page_no_look_for_one(bob_to_move, alice):
+    """The seats are read with the time their plan last changed: without one, no plan is looked for."""
+    client = logged_in(alice)
+    with CaptureQueriesContext(connection) as queries:
+        assert 'data-testid="forecast"' in page(client, bob_to_move), "the box is there, empty"
+    assert not [q for q in queries if 'FROM "games_forecast"' in q["sql"]]
+    services.forecast_save(match_id=bob_to_move.pk, user=alice, lines=[[BOB_FIRST, ALICE_REPLY]])
+    assert ALICE_REPLY in page(client, bob_to_move)

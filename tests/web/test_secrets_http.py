@@ -527,6 +527,7 @@ class Table:
         caches_tried = ("warm", "emptied") if self.checkpoints % 2 or len(viewers) > 1 else ("warm",)
         for viewer in viewers:
             self.observe(viewer)
+            self.check_copies_stay_with_their_viewer(viewer)
             with transaction.atomic():
                 redealt = redeal_hidden(self.match, self.engine, viewer.position, self.rng, decks_too=True)
                 if redealt:
@@ -545,6 +546,18 @@ class Table:
             cache.clear()
             self.match.refresh_from_db()
             self.redealt[viewer.label] += redealt
+
+    def check_copies_stay_with_their_viewer(self, viewer: Viewer) -> None:
+        """The page's ETag confirms the viewer's own copy (a 304) and nobody else's: every other seat and
+        the spectator sending it get the page drawn for them, so a 304 never hands one seat's copy on."""
+        address = reverse("match-detail", args=[self.match.pk])
+        tag = viewer.client.get(address)["ETag"]  # the clock stands still meanwhile (_play_and_watch)
+        assert viewer.client.get(address, HTTP_IF_NONE_MATCH=tag).status_code == 304, self.where()
+        for other in self.viewers:
+            if other is not viewer:
+                answer = other.client.get(address, HTTP_IF_NONE_MATCH=tag)
+                assert answer.status_code == 200, f"{self.where()}: {other.label} was sent a 304"
+                self._scan(other, "page", answer.content.decode())
 
 
 def _diff(before: str, after: str) -> str:
