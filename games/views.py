@@ -545,11 +545,14 @@ def _matches_key(request: HttpRequest) -> str:
 # and the CSRF cookie its forms' tokens come from), the time zone its times are written in, and the
 # minute, since it says "in 2 hours": a copy is never taken again after the minute it was made in
 # (which also bounds what no key names, like a moderator's count of reports). A page showing a flash
-# message has no ETag: the message is shown once, and the next load draws the page again.
+# message, or a refused form's text and reason, has no ETag: they are shown once, and the next load
+# draws the page again.
 
 
 def _page_etag(request: HttpRequest, *keys: str) -> str | None:
-    if len(messages.get_messages(request)):  # counted, not read: they stay for the page to show
+    # Counted, not read: they stay for the page to show. A refused plan's line and reason wait in the
+    # session without a message (a refused chat message's draft comes with one).
+    if len(messages.get_messages(request)) or forecast_views.STASH in request.session:
         return None
     minute = int(timezone.now().timestamp() // 60)
     csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")

@@ -10,6 +10,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.test.signals import template_rendered
 from playwright.sync_api import expect
 
 from chat import services as chat_services
@@ -254,3 +255,38 @@ def test_the_game_over_line_is_in_sight_without_scrolling(live_server, browser, 
     )
     assert inside, "the last log line is hidden at the bottom of a scrolled box"
     context.close()
+
+
+def test_a_reload_of_an_unchanged_page_is_the_browsers_copy_and_still_plays(live_server, browser, players):
+    """Chromium asks again with the tag of its copy: the server answers 304 without drawing the page, and
+    the copy Chromium shows works as the page did (the board offers the same moves and takes clicks).
+    After a change, a reload draws the new page."""
+    match = duel(players)
+    context, page = open_page(browser, live_server.url, DESKTOP, players["ann"])
+    address = f"{live_server.url}/matches/{match.pk}/"
+    drawn = []
+
+    def on_render(sender, template, **kwargs) -> None:
+        if template.name == "games/match_detail.html":
+            drawn.append(template.name)
+
+    template_rendered.connect(on_render)
+    try:
+        page.goto(address)
+        page.reload()  # the first load set the CSRF cookie the tag names: this copy is the one kept
+        offered = legal_moves(page)
+        assert len(drawn) == 2
+        asked = page.reload().request.all_headers()
+        assert asked.get("if-none-match"), "Chromium asks with the tag of its copy"
+        assert len(drawn) == 2, "the server drew nothing: a 304"
+        assert legal_moves(page) == offered
+        first = offered[0]["path"][0]
+        click(page, first)
+        assert chosen(page) == [first], "the copy's board takes clicks"
+        play_random(match, moves=1, seed=5)
+        page.reload()
+        assert len(drawn) == 3
+        expect(page.locator("#legal-moves")).to_have_count(0)  # ben is to move now
+    finally:
+        template_rendered.disconnect(on_render)
+        context.close()

@@ -189,3 +189,18 @@ def test_the_header_count_of_a_match_page_follows_the_players_other_matches(
     tag = held(client, address(match))
     play_random(elsewhere, moves=1)
     assert again(client, address(match), tag).status_code == 200
+
+
+def test_a_refused_plan_line_is_shown_even_with_a_good_copy(client, started_match, alice, bob, clock):
+    """A refused line comes back to the box with its reason, which waits in the session: no 304 then."""
+    match = wallgo_bob_to_move(started_match(), alice, bob)
+    client.force_login(alice)
+    tag = held(client, address(match))
+    sent = client.post(
+        reverse("match-forecast", args=[match.pk]), {"line": f"{BOB_FIRST} zz99", "version": match.version}
+    )
+    assert sent.status_code == 302
+    answer = again(client, address(match), tag)
+    assert answer.status_code == 200
+    assert "zz99" in answer.content.decode()
+    assert again(client, address(match), tag).status_code == 304, "shown once"
