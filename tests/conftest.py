@@ -12,6 +12,7 @@ from games import services
 from games.engines import registry
 from games.models import Match
 from games.playouts import play_random_moves
+from tests.support.forecasting import wallgo_bob_to_move
 from wallsite.embedded_redis import free_port, redis_start, redis_stop
 
 # Small engines that exist only for the tests (chance steps, hidden hands, simultaneous moves) are
@@ -131,6 +132,13 @@ def started_match(alice, bob) -> Callable[..., Match]:
         return match
 
     return make
+
+
+@pytest.fixture
+def bob_to_move(started_match, alice, bob) -> Match:
+    """A Wall Go match of alice and bob with the tokens placed and alice's first move made: bob is to
+    move, and alice may plan her conditional replies (tests/support/forecasting.py)."""
+    return wallgo_bob_to_move(started_match(), alice, bob)
 
 
 def play_random(match: Match, *, moves: int, seed: int = 1) -> Match:

@@ -12,15 +12,9 @@ from tests.support.forecasting import (
     BOB_FIRST,
     BOB_OTHER,
     BOB_SECOND,
-    wallgo_bob_to_move,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def bob_to_move(started_match, alice, bob) -> Match:
-    return wallgo_bob_to_move(started_match(), alice, bob)
 
 
 def url(match: Match) -> str:

@@ -15,15 +15,9 @@ from tests.support.forecasting import (
     BOB_OTHER,
     BOB_SECOND,
     wallgo_after_placement,
-    wallgo_bob_to_move,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def bob_to_move(started_match, alice, bob) -> Match:
-    return wallgo_bob_to_move(started_match(), alice, bob)
 
 
 def bob_plays(match: Match, bob, text: str, version: int | None = None) -> Move:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import services
 from games.models import Match, Seat
 from tests.conftest import play_random
-from tests.support.forecasting import ALICE_REPLY, BOB_FIRST, wallgo_bob_to_move
+from tests.support.forecasting import ALICE_REPLY, BOB_FIRST
 
 pytestmark = pytest.mark.django_db
 
@@ -147,9 +147,9 @@ def test_a_player_back_from_the_computer_is_welcomed_even_with_a_good_copy(
     assert not Seat.objects.get(match=match, user=alice).autopilot
 
 
-def test_a_plan_changed_elsewhere_draws_the_page_again(client, started_match, alice, bob, clock):
+def test_a_plan_changed_elsewhere_draws_the_page_again(client, bob_to_move, alice, clock):
     """Conditional moves saved over the API change what only their owner's page shows."""
-    match = wallgo_bob_to_move(started_match(), alice, bob)
+    match = bob_to_move
     client.force_login(alice)
     tag = held(client, address(match))
     services.forecast_save(match_id=match.pk, user=alice, lines=[[BOB_FIRST, ALICE_REPLY]])
@@ -191,9 +191,9 @@ def test_the_header_count_of_a_match_page_follows_the_players_other_matches(
     assert again(client, address(match), tag).status_code == 200
 
 
-def test_a_refused_plan_line_is_shown_even_with_a_good_copy(client, started_match, alice, bob, clock):
+def test_a_refused_plan_line_is_shown_even_with_a_good_copy(client, bob_to_move, alice, clock):
     """A refused line comes back to the box with its reason, which waits in the session: no 304 then."""
-    match = wallgo_bob_to_move(started_match(), alice, bob)
+    match = bob_to_move
     client.force_login(alice)
     tag = held(client, address(match))
     sent = client.post(
