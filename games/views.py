@@ -557,7 +557,8 @@ def _page_etag(request: HttpRequest, *keys: str) -> str | None:
     minute = int(timezone.now().timestamp() // 60)
     csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
     drawn_from = "|".join(("page", *keys, timezone.get_current_timezone_name(), str(minute), csrf))
-    return _etag(drawn_from, _viewer(request))
+    # Weak: two drawings of the page mean the same but differ in bytes (each masks the CSRF token anew).
+    return f'W/"{_etag(drawn_from, _viewer(request))}"'
 
 
 def _match_etag(request: HttpRequest, match_id: int) -> str | None:

@@ -204,3 +204,11 @@ def test_a_refused_plan_line_is_shown_even_with_a_good_copy(client, bob_to_move,
     assert answer.status_code == 200
     assert "zz99" in answer.content.decode()
     assert again(client, address(match), tag).status_code == 304, "shown once"
+
+
+def test_the_tag_is_weak_since_two_drawings_differ_in_bytes(client, started_match, alice, clock):
+    match = started_match()
+    client.force_login(alice)
+    tag = held(client, address(match))
+    assert tag.startswith('W/"'), tag
+    assert again(client, address(match), tag).status_code == 304
