@@ -227,6 +227,7 @@ def _match_page_etag(request: HttpRequest, match_id: int, *, plan_at: datetime |
 
 @condition(etag_func=_match_page_etag)
 def _match_page(request: HttpRequest, match_id: int, *, plan_at: datetime | None) -> HttpResponse:
+    # ``plan_at`` is the ETag's: the decorator hands the view and its etag_func the same arguments.
     mv = _view_or_404(request, match_id)
     return render(request, "games/match_detail.html", _detail_context(request, mv))
 
