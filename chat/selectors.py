@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from chat.models import ChatMessage
 from games import livekeys
 from games.models import Match, Seat
-from games.selectors import match_live_key_of
+from games.selectors import match_cache_id, match_live_key_of
 from moderation import permissions
 
 # The page shows the latest messages; a longer thread is the admin's to read.
@@ -60,8 +60,7 @@ def messages_for(*, match: Match, access: ChatAccess) -> list[ChatMessage]:
     moderation.services): the rows are the same for every reader, the viewer's part is in the template."""
     if not access.can_read:
         return []
-    made = match.created_at.timestamp() if match.created_at else 0
-    key = f"chat:rows:{match.pk}:{made}:{match_live_key_of(match)}"
+    key = f"chat:rows:{match_cache_id(match)}:{match_live_key_of(match)}"
     found = livekeys.cache_read([key])
     if key in found:
         return found[key]

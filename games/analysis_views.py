@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from games import livekeys, selectors, services
@@ -41,6 +42,7 @@ def analysis_request(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 @require_GET
+@cache_control(no_store=True)
 def analysis_progress(request: HttpRequest, match_id: int) -> JsonResponse:
     """The progress bar's figures, for static/js/analysis.js; "none" before anyone asked."""
     try:
@@ -50,10 +52,7 @@ def analysis_progress(request: HttpRequest, match_id: int) -> JsonResponse:
             raise NotFound("There is no such match.")
     except NotFound as exc:
         return JsonResponse({"detail": exc.message}, status=404)
-    body = row or {"status": "none", "done": 0, "total": 0}
-    response = JsonResponse(body)
-    response["Cache-Control"] = "no-store"
-    return response
+    return JsonResponse(row or {"status": "none", "done": 0, "total": 0})
 
 
 def replay_context(mv: selectors.MatchView, seq: int | None) -> dict[str, Any]:
@@ -89,9 +88,8 @@ def _moves(match: Match, position: int | None, analysis: Analysis | None) -> lis
     if analysis is not None:
         finished = analysis.finished_at.timestamp() if analysis.finished_at else ""
         state = f"{analysis.status}.{finished}"
-    # The creation time too: a test database gives a new match the number of a removed one.
-    made = match.created_at.timestamp() if match.created_at else 0
-    key = f"replay-moves:{match.pk}.{made}.{match.log_length}.{match.version}:{position}:{state}"
+    drawn_from = f"{match.log_length}.{match.version}:{position}:{state}"
+    key = f"replay-moves:{selectors.match_cache_id(match)}.{drawn_from}"
     found = livekeys.cache_read([key])
     if key in found:
         return found[key]

@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors, services
@@ -167,19 +168,20 @@ def forecast_clear(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 @require_GET
+@cache_control(private=True, no_cache=True)
 def forecast_board(request: HttpRequest, match_id: int) -> JsonResponse:
     """The board after the line so far (``?line=``, moves separated by commas or spaces) and the legal
     moves of the seat to move there, in the form the match page's ``#legal-moves`` has, for clicking
     the line's next move (static/js/forecast.js)."""
     if not request.user.is_authenticated:
-        return _refusal("Log in to plan conditional moves.", status=403)
+        return JsonResponse({"detail": "Log in to plan conditional moves."}, status=403)
     text = request.GET.get("line", "")
     try:
         position = services.forecast_position(match_id=match_id, user=request.user, line=line_split(text))
     except NotFound:
-        return _refusal("There is no such match.", status=404)
+        return JsonResponse({"detail": "There is no such match."}, status=404)
     except ServiceError as exc:
-        return _refusal(exc.message, status=exc.status)
+        return JsonResponse({"detail": exc.message}, status=exc.status)
     engine = position.engine
     owner = position.owner.position
     view = engine.view(position.state, owner)
@@ -205,12 +207,4 @@ def forecast_board(request: HttpRequest, match_id: int) -> JsonResponse:
         "svg": engine.render_svg(view, mover if mover is not None else owner, interactive=bool(moves)),
         "moves": moves,
     }
-    response = JsonResponse(body)
-    response["Cache-Control"] = "private, no-cache"
-    return response
-
-
-def _refusal(detail: str, *, status: int) -> JsonResponse:
-    response = JsonResponse({"detail": detail}, status=status)
-    response["Cache-Control"] = "private, no-cache"
-    return response
+    return JsonResponse(body)

@@ -231,6 +231,13 @@ def match_live_key(*, match_id: Any) -> str | None:
     return livekeys.cached_key(key, read)
 
 
+def match_cache_id(match: Match) -> str:
+    """How the cache names a match in the keys of what it shows: its number and when it was made, since a
+    test database gives a new match the number of a removed one."""
+    made = match.created_at.timestamp() if match.created_at else 0
+    return f"{match.pk}.{made}"
+
+
 def match_live_key_of(match: Match) -> str:
     """``match_live_key`` of a match already read (the page embeds it, so its first poll can be a 304)."""
     return _live_key(match.pk, match.version, match.log_length, match.status, match.updated_at)

@@ -390,15 +390,13 @@ def _part_key(mv: selectors.MatchView, name: str) -> str:
     """``page:<part>:<seat>:<match>:...``: the viewer's seat (or "spectator") always third."""
     match = mv.match
     seat = "spectator" if mv.viewer_position is None else f"seat{mv.viewer_position}"
-    # The game and the creation time too: a test database gives a new match the number of a removed one.
-    made = match.created_at.timestamp() if match.created_at else 0
     if name == "board":
         drawn_from = _board_key(mv)
     elif name == "log":
         drawn_from = str(match.log_length)
     else:
         drawn_from = f"{selectors.match_live_key_of(match)}.{int(mv.my_turn)}"
-    return f"page:{name}:{seat}:{match.pk}:{match.game}:{made}:{drawn_from}"
+    return f"page:{name}:{seat}:{selectors.match_cache_id(match)}:{match.game}:{drawn_from}"
 
 
 def _parts(mv: selectors.MatchView, names: tuple[str, ...]) -> dict[str, Any]:
@@ -492,6 +490,7 @@ def match_seen(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 @require_GET
+@cache_control(private=True, no_cache=True)
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     """The user's deadlines as iCalendar; the secret token in the address is the only key."""
     user = get_object_or_404(get_user_model(), calendar_token=token, is_active=True)
@@ -499,7 +498,6 @@ def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
         calendar.calendar_for_user(user=user, now=timezone.now()), content_type="text/calendar; charset=utf-8"
     )
     response["Content-Disposition"] = 'inline; filename="wallsite-deadlines.ics"'
-    response["Cache-Control"] = "private, no-cache"
     response["X-Robots-Tag"] = "noindex"
     return response
 
@@ -628,8 +626,10 @@ def _follow_context(request: HttpRequest, mv: selectors.MatchView) -> dict:
     }
 
 
+# Each viewer's own answer, 304s included; the browser asks again each time with If-None-Match.
 @zone_on_demand
 @require_GET
+@cache_control(private=True, no_cache=True)
 @condition(etag_func=_match_etag)
 def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
     """The parts of the match page that changed since the poll's If-None-Match, as JSON: ``parts`` maps
@@ -640,7 +640,7 @@ def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
     try:
         mv = selectors.match_view_for(match_id=match_id, user=request.user, state=False)
     except NotFound:
-        return _live_refusal("There is no such match.", status=404)
+        return JsonResponse({"detail": "There is no such match."}, status=404)
     board_key, log_key = _board_key(mv), str(mv.match.log_length)
     send_board = request.headers.get("X-Live-Board") != board_key
     send_log = request.headers.get("X-Live-Log") != log_key
@@ -659,7 +659,7 @@ def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
         "keys": {"board": board_key, "log": log_key},
         "parts": parts,
     }
-    return _live_response(body)
+    return JsonResponse(body)
 
 
 def _my_matches_etag(request: HttpRequest) -> str | None:
@@ -675,11 +675,12 @@ def _session_user_id(request: HttpRequest) -> str | None:
 
 @zone_on_demand
 @require_GET
+@cache_control(private=True, no_cache=True)
 @condition(etag_func=_my_matches_etag)
 def my_matches_live(request: HttpRequest) -> HttpResponse:
     """The header's badge and, with ``?table=1``, My matches' rows, as JSON parts, when they changed."""
     if not request.user.is_authenticated:
-        return _live_refusal("Log in to follow your matches.", status=403)
+        return JsonResponse({"detail": "Log in to follow your matches."}, status=403)
     zone_activate(request)
     table = request.GET.get("table") == "1"
     key = selectors.matches_live_key(user_id=request.user.pk)
@@ -687,20 +688,7 @@ def my_matches_live(request: HttpRequest) -> HttpResponse:
     parts = {"badge": render_to_string("games/_badge.html", {"awaiting_count": mine["count"]})}
     if table:
         parts["table"] = mine["table"]
-    return _live_response({"parts": parts})
-
-
-def _live_response(body: dict) -> JsonResponse:
-    response = JsonResponse(body)
-    # Each viewer's own answer; the browser asks again each time with If-None-Match.
-    response["Cache-Control"] = "private, no-cache"
-    return response
-
-
-def _live_refusal(detail: str, *, status: int) -> JsonResponse:
-    response = JsonResponse({"detail": detail}, status=status)
-    response["Cache-Control"] = "private, no-cache"
-    return response
+    return JsonResponse({"parts": parts})
 
 
 @require_POST

@@ -13,7 +13,7 @@ from chat import services
 from chat.models import ChatMessage
 from games import services as games
 from games.errors import Conflict, Forbidden, ServiceError
-from games.selectors import match_live_key_of
+from games.selectors import match_cache_id, match_live_key_of
 from moderation import services as moderation
 
 pytestmark = pytest.mark.django_db
@@ -188,7 +188,7 @@ def test_the_cached_rows_hold_nothing_of_the_authors_but_their_names(client, sta
     client.force_login(alice)
     page(client, match)
     match.refresh_from_db()
-    rows = cache.get(f"chat:rows:{match.pk}:{match.created_at.timestamp()}:{match_live_key_of(match)}")
+    rows = cache.get(f"chat:rows:{match_cache_id(match)}:{match_live_key_of(match)}")
     assert [row.text for row in rows] == ["Hello there"]
     author = rows[0].author
     assert author.username == "bob"

@@ -122,8 +122,9 @@ def test_a_move_changes_the_poll_and_brings_the_board_the_log_and_the_status(
     assert 'id="move-form"' in parts["board"] and 'id="legal-moves"' in parts["board"]
     assert "d4" in parts["log"]
     assert set(parts) >= {"head", "seats", "panel", "buttons", "chat", "badge", "board", "log"}
-    # The new tag answers 304 until the next change.
-    assert poll(client, match, response["ETag"]).status_code == 304
+    # The new tag answers 304 until the next change, and that answer too is the viewer's own.
+    unchanged = poll(client, match, response["ETag"])
+    assert unchanged.status_code == 304 and unchanged["Cache-Control"] == "private, no-cache"
 
 
 def test_the_board_and_the_log_come_only_when_they_changed(as_alice, started_match, alice):
