@@ -669,6 +669,8 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
         import redis as redis_client
 
         redis_client.Redis(port=redis_port).flushdb()  # nothing queued by the set-up counts
+        # Before the site's own processes start: what they cost while starting is not another's load.
+        load = _background_load()
 
         mail_dir = scratch / "mail"
         env = {
@@ -705,7 +707,6 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
                 "--schedule", str(scratch / "beat-schedule")]  # fmt: skip
         processes.append(_spawn(beat, env=env, log=scratch / "beat.log"))
         _warm_up(users, base, args)
-        load = _background_load()
         server = Server(gunicorn=processes[0].pid, redis=setup.redis_pid, database=config["NAME"])
         known = _first_answers(users, base, args)
         print(
