@@ -345,7 +345,7 @@ async def _user_loop(
 
 def _client(base: str, user: User) -> aiohttp.ClientSession:
     """A browser's connection to the site for ``user``: aiohttp's client, which costs this one process
-    about a third of the CPU per request that httpx's asynchronous client does, CPU the server's
+    about two fifths of the CPU per request that httpx's asynchronous client does, CPU the server's
     processes would otherwise lose on a shared machine. The cookie jar keeps what the site sets (the
     CSRF cookie) though the host is an IP address, as a browser does."""
     import aiohttp
