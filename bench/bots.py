@@ -288,7 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Python {sys.version.split()[0]}, seed {args.seed!r}, {args.games} games a matchup, {_load()}")
     for kind, level in LEVELS.items():
         if level.seconds:
-            print(f"  {kind}: {level.playouts} playouts or {level.seconds:g} s a move, whichever comes first")
+            print(
+                f"  {kind}: {level.playouts} playouts or {level.seconds:g} s a move, whichever comes first; "
+                f"{level.node_width} moves ranked when a node below the root widens"
+            )
     if args.playouts:
         print()
         print(f"Random playouts from the start, smallest table, one core, {args.playouts:g} s per engine:")

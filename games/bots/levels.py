@@ -1,4 +1,4 @@
-"""Named strengths: the kinds a match can seat, each a playout budget and a time limit."""
+"""Named strengths: the kinds a match can seat, each a playout budget, a time limit and a search width."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ class Level:
     # None for the random bot; otherwise the search stops at whichever of the two runs out first.
     playouts: int | None = None
     seconds: float | None = None
+    # How many of a node's moves the search ranks when it widens below the root (SearchBot.node_width).
+    node_width: int = 24
 
 
 # The time limits stay well under the round figures (0.2 s, 1 s, 3 s): the last playout, the final
@@ -23,7 +25,10 @@ LEVELS: dict[str, Level] = {
     "random": Level("Random moves"),
     "easy": Level("Easy", playouts=60, seconds=0.18),
     "normal": Level("Normal", playouts=1500, seconds=0.75),
-    "hard": Level("Hard", playouts=6000, seconds=2.8),
+    # Hard also ranks four times as many moves at each node below the root. With Wall Go's 2,000 moves a
+    # turn, a search that weighs only the best of 24 random replies misjudges the opponent however long
+    # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%.
+    "hard": Level("Hard", playouts=6000, seconds=2.8, node_width=96),
 }
 DEFAULT = "normal"
 
@@ -45,4 +50,4 @@ def bot_for(kind: str) -> Bot:
         raise UnknownBot(f"There is no computer opponent called {kind!r}; choose one of {known}.") from None
     if level.playouts is None and level.seconds is None:
         return RandomBot()
-    return SearchBot(playouts=level.playouts, seconds=level.seconds, kind=kind)
+    return SearchBot(playouts=level.playouts, seconds=level.seconds, node_width=level.node_width, kind=kind)

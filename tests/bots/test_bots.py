@@ -216,11 +216,13 @@ def test_rewards_favour_the_leader_and_split_ties() -> None:
 def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
     assert list(LEVELS) == ["random", "easy", "normal", "hard"] and DEFAULT == "normal"
     assert isinstance(bot_for("random"), RandomBot)
-    budgets = [(LEVELS[k].playouts, LEVELS[k].seconds) for k in ("easy", "normal", "hard")]
+    levels = [LEVELS[k] for k in ("easy", "normal", "hard")]
+    budgets = [(level.playouts, level.seconds, level.node_width) for level in levels]
     assert budgets == sorted(budgets)
     for kind in ("easy", "normal", "hard"):
         bot = bot_for(kind)
         assert isinstance(bot, SearchBot) and bot.kind == kind
+        assert bot.node_width == LEVELS[kind].node_width
         assert bot.seconds is not None and bot.seconds < 3  # a worker never waits long on one move
     assert [kind for kind, _ in kinds()] == list(LEVELS)
 
