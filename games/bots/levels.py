@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games.bots.base import Bot, RandomBot
-from games.bots.search import SearchBot
+from games.bots.search import NODE_WIDTH, SearchBot
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class Level:
     playouts: int | None = None
     seconds: float | None = None
     # How many of a node's moves the search ranks when it widens below the root (SearchBot.node_width).
-    node_width: int = 24
+    node_width: int = NODE_WIDTH
 
 
 # The time limits stay well under the round figures (0.2 s, 1 s, 3 s): the last playout, the final

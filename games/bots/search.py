@@ -42,6 +42,7 @@ from games.engines.base import Engine, Move, State
 STEP_CAP = 2_000  # a random playout longer than this is cut off and scored as a draw
 CHANCE_CAP = 100  # chance steps in a row, as a guard against an engine that never stops rolling
 MARGIN_WEIGHT = 0.1  # share of the reward that is the score's place in the range rather than wins
+NODE_WIDTH = 24  # moves ranked when a node below the root widens, unless a level asks for more
 
 
 def _reward(scores: list[float], *, soft: bool) -> list[float]:
@@ -134,7 +135,7 @@ class SearchBot:
         widen_scale: float = 1.0,
         widen_power: float = 0.5,
         root_width: int = 3_000,
-        node_width: int = 24,
+        node_width: int = NODE_WIDTH,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if playouts is None and seconds is None:

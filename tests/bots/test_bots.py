@@ -216,9 +216,11 @@ def test_rewards_favour_the_leader_and_split_ties() -> None:
 def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
     assert list(LEVELS) == ["random", "easy", "normal", "hard"] and DEFAULT == "normal"
     assert isinstance(bot_for("random"), RandomBot)
-    levels = [LEVELS[k] for k in ("easy", "normal", "hard")]
-    budgets = [(level.playouts, level.seconds, level.node_width) for level in levels]
+    budgets = [(LEVELS[k].playouts, LEVELS[k].seconds) for k in ("easy", "normal", "hard")]
     assert budgets == sorted(budgets)
+    # Compared apart from the budgets, which a tuple's order would let decide alone.
+    widths = [LEVELS[k].node_width for k in ("easy", "normal", "hard")]
+    assert widths == sorted(widths) and widths[-1] > widths[1]
     for kind in ("easy", "normal", "hard"):
         bot = bot_for(kind)
         assert isinstance(bot, SearchBot) and bot.kind == kind
