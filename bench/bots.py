@@ -2,6 +2,7 @@
 
     python bench/bots.py [--games 20] [--workers 2] [--slug wallgo ...] [--players N] [--seed S]
                          [--matchups normal-random,hard-normal,normal-easy] [--playouts SECONDS]
+    python bench/bots.py --slug greatwall --matchups normal@1600-normal@400
 
 Run from the repository root; it needs neither Django nor an installed package.
 
@@ -15,6 +16,10 @@ For every game (``--slug`` picks some), in one run:
   smallest table, and the target is the same edge over the fair share (1.3 times it).
 - **normal's seconds a move**, median and max over its moves in all of the above (its moves with a
   single legal choice, which cost nothing, left out). Target: at most 2 s.
+
+A side of a matchup may also be ``<level>@<playouts>``: that level's search with a fixed playout budget
+and no time limit. Budget against budget (``normal@1600-normal@400``) measures what more search buys a
+game whatever the machine's speed, apart from what the levels' time limits give each side here.
 
 A win shared by k seats counts 1/k; the stronger bot takes each seat in turn (game number mod players).
 Every game is seeded by its number; the games of every matchup run together over ``--workers``
@@ -45,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from games.bots import LEVELS, SearchBot, bot_for  # noqa: E402
+from games.bots import LEVELS, Bot, SearchBot, bot_for  # noqa: E402
 from games.engines import registry  # noqa: E402
 from games.engines.base import Engine  # noqa: E402
 
@@ -89,6 +94,23 @@ def playouts_per_second(slug: str, seconds: float, seed: str) -> tuple[int, floa
 
 
 # --- matchups -------------------------------------------------------------------------------------------
+def _is_side(name: str) -> bool:
+    """A level, or ``<level>@<playouts>`` for a searching level with a positive playout budget."""
+    kind, at, budget = name.partition("@")
+    if not at:
+        return kind in LEVELS
+    return kind in LEVELS and LEVELS[kind].seconds is not None and budget.isdigit() and int(budget) > 0
+
+
+def make_bot(name: str) -> Bot:
+    """The bot a matchup's side names; a fixed budget's bot keeps its level's width and its full name as
+    its kind, so its moves never count among the timed level's."""
+    kind, at, budget = name.partition("@")
+    if not at:
+        return bot_for(kind)
+    return SearchBot(playouts=int(budget), node_width=LEVELS[kind].node_width, kind=name)
+
+
 @dataclass(frozen=True)
 class Matchup:
     slug: str
@@ -138,7 +160,7 @@ def play_game(job: tuple[Matchup, int, str]) -> Result:
     chance = random.Random(f"{text}:chance")
     choose = random.Random(f"{text}:choose")
     strong_seat = number % matchup.players
-    bots = [bot_for(matchup.strong if s == strong_seat else matchup.weak) for s in range(matchup.players)]
+    bots = [make_bot(matchup.strong if s == strong_seat else matchup.weak) for s in range(matchup.players)]
     result = Result(matchup, number, strong_seat)
     seconds: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
@@ -277,11 +299,12 @@ def main(argv: list[str] | None = None) -> int:
         slugs.append(TEST_ENGINE[0])
     names = [n.strip() for n in args.matchups.split(",") if n.strip()]
     problems = [s for s in slugs if s not in known]
-    problems += [n for n in names if n.count("-") != 1 or any(p not in LEVELS for p in n.split("-"))]
+    problems += [n for n in names if n.count("-") != 1 or not all(_is_side(p) for p in n.split("-"))]
     if problems or args.games < 1 or args.workers < 1:
         print(
             f"Unknown games or matchups: {', '.join(problems) or 'none'}; games: {', '.join(known)}; "
-            f"matchups are strong-weak pairs of {', '.join(LEVELS)}; --games and --workers from 1.",
+            f"matchups are strong-weak pairs of {', '.join(LEVELS)}, a searching one also as "
+            "<level>@<playouts>; --games and --workers from 1.",
             file=sys.stderr,
         )
         return 2

@@ -50,3 +50,28 @@ def test_more_seats_against_random_when_asked_and_the_game_allows_them() -> None
 def test_unknown_games_and_levels_are_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert bots.main(argv) == 2
     assert "Unknown games or matchups" in capsys.readouterr().err
+
+
+def test_a_fixed_budget_side_is_its_level_search_with_that_many_playouts_and_no_time_limit() -> None:
+    bot = bots.make_bot("hard@1600")
+    assert (bot.playouts, bot.seconds, bot.node_width) == (1600, None, bots.LEVELS["hard"].node_width)
+    assert bot.kind == "hard@1600"  # its moves never count as the timed level's
+    assert bots.make_bot("normal").seconds == bots.LEVELS["normal"].seconds
+
+
+@pytest.mark.parametrize("matchup", ["random@9-easy", "normal@0-easy", "normal@x-easy", "expert@5-easy"])
+def test_a_fixed_budget_needs_a_searching_level_and_a_positive_count(
+    matchup: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert bots.main(["--matchups", matchup]) == 2
+    assert matchup in capsys.readouterr().err
+
+
+def test_budget_against_budget_plays_and_reports_without_timing_the_normal_level(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--include-test", "--slug", "testdice", "--matchups", "normal@40-normal@4", "--games", "2"]
+    assert bots.main([*argv, "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "normal@40 against normal@4" in out
+    assert "normal, seconds a move" not in out
