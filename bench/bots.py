@@ -35,6 +35,7 @@ It reports and never fails: the exit code is always 0 (2 for bad arguments).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import random
@@ -208,13 +209,19 @@ def matchups_for(slug: str, players: int | None, names: list[str]) -> list[Match
 
 def run(matchups: list[Matchup], games: int, workers: int, seed: str) -> tuple[list[Result], float]:
     # The hard games last longest: started first, they do not leave one worker busy at the end.
-    order = sorted(matchups, key=lambda m: (m.strong != "hard", m.strong == "normal" and m.weak == "random"))
+    order = sorted(
+        matchups, key=lambda m: (not m.strong.startswith("hard"), m.strong == "normal" and m.weak == "random")
+    )
     jobs = [(m, number, seed) for m in order for number in range(games)]
     results: list[Result] = []
     done: dict[Matchup, int] = defaultdict(int)
     start = time.perf_counter()
-    with multiprocessing.Pool(workers) as pool:
-        for result in pool.imap_unordered(play_game, jobs):
+    with contextlib.ExitStack() as stack:
+        if workers > 1:
+            played = stack.enter_context(multiprocessing.Pool(workers)).imap_unordered(play_game, jobs)
+        else:  # one worker plays here, with no process to start
+            played = map(play_game, jobs)
+        for result in played:
             results.append(result)
             done[result.matchup] += 1
             if done[result.matchup] == games:
