@@ -275,6 +275,15 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
                 f"{'':<10} ({len(seconds)} moves; CPU median {statistics.median(cpu):.2f} s, "
                 f"max {max(cpu):.2f} s; playouts a move median {statistics.median(playouts):.0f})"
             )
+        # Every searching side's playouts: what its time limit (or budget) buys in this game, since a
+        # level's edge over another is about the ratio of the two, not the seconds.
+        kinds = sorted({kind for r in mine for kind in r.playouts})
+        if kinds:
+            medians = ", ".join(
+                f"{kind} {statistics.median(p for r in mine for p in r.playouts.get(kind, [])):.0f}"
+                for kind in kinds
+            )
+            print(f"{'':<10} (playouts a move, median: {medians})")
     return all_ok
 
 

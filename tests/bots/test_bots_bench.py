@@ -75,3 +75,4 @@ def test_budget_against_budget_plays_and_reports_without_timing_the_normal_level
     out = capsys.readouterr().out
     assert "normal@40 against normal@4" in out
     assert "normal, seconds a move" not in out
+    assert "(playouts a move, median: normal@4 4, normal@40 " in out
