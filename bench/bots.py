@@ -95,21 +95,29 @@ def playouts_per_second(slug: str, seconds: float, seed: str) -> tuple[int, floa
 
 
 # --- matchups -------------------------------------------------------------------------------------------
-def _is_side(name: str) -> bool:
-    """A level, or ``<level>@<playouts>`` for a searching level with a positive playout budget."""
+def _side(name: str) -> tuple[str, int | None] | None:
+    """(level, fixed playout budget or None) for a level or ``<level>@<playouts>``; None if neither, or if
+    the budget is not positive or names a level that does not search."""
     kind, at, budget = name.partition("@")
+    if kind not in LEVELS:
+        return None
     if not at:
-        return kind in LEVELS
-    return kind in LEVELS and LEVELS[kind].seconds is not None and budget.isdigit() and int(budget) > 0
+        return kind, None
+    if LEVELS[kind].seconds is None or not budget.isdigit() or int(budget) < 1:
+        return None
+    return kind, int(budget)
 
 
 def make_bot(name: str) -> Bot:
     """The bot a matchup's side names; a fixed budget's bot keeps its level's width and its full name as
     its kind, so its moves never count among the timed level's."""
-    kind, at, budget = name.partition("@")
-    if not at:
+    side = _side(name)
+    if side is None:
+        raise ValueError(f"No level or fixed budget is called {name!r}.")
+    kind, budget = side
+    if budget is None:
         return bot_for(kind)
-    return SearchBot(playouts=int(budget), node_width=LEVELS[kind].node_width, kind=name)
+    return SearchBot(playouts=budget, node_width=LEVELS[kind].node_width, kind=name)
 
 
 @dataclass(frozen=True)
@@ -263,7 +271,6 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
             print(f"{slug:<10} {label:<34} {result:>24}  {m.target_text:<28} {_verdict(ok)}")
         seconds = [s for r in mine for s in r.seconds.get(TIMED, [])]
         cpu = [s for r in mine for s in r.cpu.get(TIMED, [])]
-        playouts = [p for r in mine for p in r.playouts.get(TIMED, [])]
         if seconds:
             ok = max(seconds) <= TARGET_SECONDS
             all_ok &= ok
@@ -273,7 +280,7 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
             )
             print(
                 f"{'':<10} ({len(seconds)} moves; CPU median {statistics.median(cpu):.2f} s, "
-                f"max {max(cpu):.2f} s; playouts a move median {statistics.median(playouts):.0f})"
+                f"max {max(cpu):.2f} s)"
             )
         # Every searching side's playouts: what its time limit (or budget) buys in this game, since a
         # level's edge over another is about the ratio of the two, not the seconds.
@@ -315,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         slugs.append(TEST_ENGINE[0])
     names = [n.strip() for n in args.matchups.split(",") if n.strip()]
     problems = [s for s in slugs if s not in known]
-    problems += [n for n in names if n.count("-") != 1 or not all(_is_side(p) for p in n.split("-"))]
+    problems += [n for n in names if n.count("-") != 1 or any(_side(p) is None for p in n.split("-"))]
     if problems or args.games < 1 or args.workers < 1:
         print(
             f"Unknown games or matchups: {', '.join(problems) or 'none'}; games: {', '.join(known)}; "
