@@ -269,6 +269,15 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
             result = f"{100 * share:5.1f}% ({won}-{len(finished) - won - lost}-{lost}{cut})"
             label = f"{m.name}, {m.players} players"
             print(f"{slug:<10} {label:<34} {result:>24}  {m.target_text:<28} {_verdict(ok)}")
+            # Seat by seat, since a game whose seats are not equal (The Wall's Watch and Others) caps what
+            # a stronger bot can win from the weaker seat.
+            seats = []
+            for seat in range(m.players):
+                there = [r.share for r in finished if r.strong_seat == seat]
+                if there:
+                    seats.append(f"seat {seat} {100 * sum(there) / len(there):.1f}% of {len(there)}")
+            if seats:
+                print(f"{'':<10} ({m.strong} by its seat: {', '.join(seats)})")
         seconds = [s for r in mine for s in r.seconds.get(TIMED, [])]
         cpu = [s for r in mine for s in r.cpu.get(TIMED, [])]
         if seconds:

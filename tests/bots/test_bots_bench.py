@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -78,3 +79,6 @@ def test_budget_against_budget_plays_and_reports_without_timing_the_normal_level
     assert "normal@40 against normal@4" in out
     assert "normal, seconds a move" not in out
     assert "(playouts a move, median: normal@4 4, normal@40 " in out
+    # The stronger side took each seat once; its result there is 0 or 100% of 1 game (50% if drawn).
+    one = r"(0|50|100)\.0% of 1"
+    assert re.search(rf"\(normal@40 by its seat: seat 0 {one}, seat 1 {one}\)", out)
