@@ -235,7 +235,7 @@ def run(matchups: list[Matchup], games: int, workers: int, seed: str) -> tuple[l
             if done[result.matchup] == games:
                 m = result.matchup
                 mine = [r for r in results if r.matchup == m]
-                share = sum(r.share for r in mine) / len(mine)
+                share = _share(mine)
                 print(
                     f"  {m.slug:<10} {m.name:<20} {m.players} players: {100 * share:5.1f}% "
                     f"({time.perf_counter() - start:.0f} s)",
@@ -249,6 +249,11 @@ def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
+def _share(results: list[Result]) -> float:
+    """The stronger bot's mean share of the win over ``results`` (0 for none)."""
+    return sum(r.share for r in results) / len(results) if results else 0.0
+
+
 def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> bool:
     """Print every figure against its target; True when all pass."""
     all_ok = True
@@ -259,7 +264,7 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
         for m in (m for m in matchups if m.slug == slug):
             games = [r for r in mine if r.matchup == m]
             finished = [r for r in games if r.finished]
-            share = sum(r.share for r in finished) / len(finished) if finished else 0.0
+            share = _share(finished)
             won = sum(r.share == 1.0 for r in finished)
             lost = sum(r.share == 0.0 for r in finished)
             ok = bool(finished) and share >= m.target
@@ -273,9 +278,9 @@ def report(slugs: list[str], matchups: list[Matchup], results: list[Result]) -> 
             # a stronger bot can win from the weaker seat.
             seats = []
             for seat in range(m.players):
-                there = [r.share for r in finished if r.strong_seat == seat]
+                there = [r for r in finished if r.strong_seat == seat]
                 if there:
-                    seats.append(f"seat {seat} {100 * sum(there) / len(there):.1f}% of {len(there)}")
+                    seats.append(f"seat {seat} {100 * _share(there):.1f}% of {len(there)}")
             if seats:
                 print(f"{'':<10} ({m.strong} by its seat: {', '.join(seats)})")
         seconds = [s for r in mine for s in r.seconds.get(TIMED, [])]
