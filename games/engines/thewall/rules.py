@@ -87,6 +87,8 @@ CONTROL: dict[int, dict[str, int]] = {
 SEAT_SIDE = (WATCH, OTHERS, WATCH, OTHERS)
 ZONE_ROWS = frozenset(int(h[2:]) for h in ZONE)
 WALL_ROW = int(HORN[2:]) - 1  # the row of the Wall and its keeps, just north of the Horn
+# Decision: a Wight breaches the Wall by holding a place on or behind it through this many whole rounds.
+BREACH_ROUNDS = 3
 TARGET_ACTS = ("move", "range", "shoot", "scout", "sneak", "scale", "raise")
 ATTACK_ACTS = ("attack", "sneak_attack", "teamup", "combo")
 SOLO_ACTS = ("defend", "summon", "shriek", "horn")
@@ -142,7 +144,6 @@ def _copy(state: State) -> State:
     new["summons"] = list(state["summons"])
     new["catapults"] = dict(state["catapults"])
     new["horn_watch"] = list(state["horn_watch"])
-    new["breach_watch"] = list(state.get("breach_watch", []))
     new["zone_watch"] = list(state["zone_watch"])
     new["eliminated"] = list(state["eliminated"])
     return new
@@ -329,17 +330,25 @@ def _end_turn(state: State, events: list[Event]) -> None:
         state["horn_watch"] = [
             u["id"] for u in state["units"] if u["leader"] == WAYMAR and u["hex"] == HORN and state["wall_up"]
         ]
-        # A Wight on or behind the Wall now that was there at the end of Waymar's previous turn has held
-        # a breach through a whole round of the Watch's side: the Wall can no longer hold at the cap.
-        inside = _breaching(state)
-        holder = next((_unit(state, i) for i in inside if i in state.get("breach_watch", [])), None)
-        state["breach_watch"] = inside
+        # A Wight counts the ends of Waymar's turns it has stood on or behind the Wall in a row; seen at
+        # BREACH_ROUNDS + 1 of them, it has held a breach through that many whole rounds of the Watch's
+        # side, and the Wall can no longer hold at the cap.
+        inside = set(_breaching(state))
+        holder = None
+        for unit in state["units"]:
+            if unit["id"] not in inside:
+                unit.pop("inside", None)
+                continue
+            unit["inside"] = unit.get("inside", 0) + 1
+            if unit["inside"] > BREACH_ROUNDS and holder is None:
+                holder = unit
         if holder is not None and not state.get("breached"):
             state["breached"] = state["round"]
             events.append(
                 Event(
                     kind="breach",
-                    text=f"{_name(holder)} has held {holder['hex']} on or behind the Wall for a full round: "
+                    text=f"{_name(holder)} has held {holder['hex']} on or behind the Wall for "
+                    f"{BREACH_ROUNDS} full rounds: "
                     "the Wall is breached. Unless every true Other is slain first, the Others win when the "
                     "last round ends.",
                     data={"round": state["round"], "hex": holder["hex"]},
@@ -939,7 +948,6 @@ class TheWall(Engine):
             "catapults": dict.fromkeys(CATAPULTS),
             "wall_up": True,
             "horn_watch": [],
-            "breach_watch": [],
             "breached": None,
             "zone_watch": [],
             "winner": None,
@@ -1225,8 +1233,17 @@ class TheWall(Engine):
             ],
             "wall_up": wall_up,
             "horn_watch": list(state["horn_watch"]),
-            "breach_watch": list(state.get("breach_watch", [])),
             "breached": state.get("breached"),
+            "breach_rounds": BREACH_ROUNDS,
+            # Wights on or behind the standing Wall and the whole rounds each has held there, while a
+            # breach is still to come.
+            "footholds": []
+            if state.get("breached") or not wall_up
+            else [
+                {"id": u["id"], "name": u["name"], "hex": u["hex"], "held": u["inside"] - 1}
+                for u in state["units"]
+                if u.get("inside")
+            ],
             "zone_watch": list(state["zone_watch"]),
             "winner": state["winner"],
             "end_reason": state["end_reason"],
@@ -1258,9 +1275,9 @@ class TheWall(Engine):
     def evaluate(self, state: State) -> list[float]:
         """The search bots' estimate of the outcome (a heuristic of ours, not a rule): the Watch side's
         chance from the strength on the map, the true Others slain, and how far the Others are along
-        their road: a Wight at the Wall, on or behind it (a breach once held for a round), on the Horn;
-        after the fall, a true Other near the south edge. Time is on the Watch's side until the Wall is
-        breached, and on the Others' after."""
+        their road: a Wight at the Wall, on or behind it (the longer it has held there, the more), on the
+        Horn; after the fall, a true Other near the south edge. Time is on the Watch's side until the Wall
+        is breached, and on the Others' after."""
         if state["phase"] == "over":
             return list(self.outcome(state) or [])
         wall_up = state["wall_up"]
@@ -1269,7 +1286,6 @@ class TheWall(Engine):
         zone = 99
         threat = 0.0  # the Others' best foothold at the Wall, while it stands
         footholds = 0.0
-        held = set(state.get("breach_watch", ()))
         horn_held = set(state["horn_watch"])
         for unit in state["units"]:
             side = _side(unit)
@@ -1292,7 +1308,8 @@ class TheWall(Engine):
             if at == HORN:
                 value = 2.5 if unit["id"] in horn_held else 1.8
             elif row >= WALL_ROW:
-                value = 1.2 + (0.8 if unit["id"] in held else 0.0) - 0.08 * distance(at, HORN)
+                held = min(unit.get("inside", 0), BREACH_ROUNDS) / BREACH_ROUNDS
+                value = 1.2 + 0.8 * held - 0.08 * distance(at, HORN)
             elif "climb" in unit:
                 value = 0.7
             else:
@@ -1314,8 +1331,8 @@ class TheWall(Engine):
             # The Wall can no longer hold: the Watch's side wins only by slaying every true Other.
             lead -= 2.0 + 2.0 / (1.0 + left)
         elif wall_up:
-            # A foothold held for a round breaches the Wall; the nearer the cap, the less time the
-            # Others have left to make one.
+            # A foothold held for BREACH_ROUNDS rounds breaches the Wall; the nearer the cap, the less
+            # time the Others have left to make one.
             lead -= 1.5 * (threat + footholds)
             lead += 1.0 + 1.5 / (1.0 + left)
         else:
