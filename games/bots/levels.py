@@ -28,8 +28,9 @@ LEVELS: dict[str, Level] = {
     # Hard also ranks four times as many moves at each node below the root. With Wall Go's 2,000 moves a
     # turn, a search that weighs only the best of 24 random replies misjudges the opponent however long
     # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%. In The Wall
-    # (100-300 moves) the width about halves hard's playouts, but that is not why hard fails there: ranked at
-    # normal's 24, hard ran its full 6,000 playouts a move against normal's 1,500 and won 35% of 20.
+    # (100-300 moves) the width about halves hard's playouts, but that is not why hard falls short there:
+    # ranked at normal's 24, hard ran its full 6,000 playouts a move against normal's 1,500 and won 35% of
+    # 20 (one-round breach); at 96, with the three-round breach, it won 55% of 20.
     "hard": Level("Hard", playouts=6000, seconds=2.8, node_width=96),
 }
 DEFAULT = "normal"
