@@ -313,11 +313,11 @@ def _settle(state: State, events: list[Event]) -> None:
         _end_turn(state, events)
 
 
-def _breaching(state: State) -> list[int]:
+def _breaching(state: State) -> set[int]:
     """Ids of the Wights standing on the Wall (its keeps included) or south of it while it stands."""
     if not state["wall_up"]:
-        return []
-    return sorted(u["id"] for u in state["units"] if u["leader"] == WAYMAR and int(u["hex"][2:]) >= WALL_ROW)
+        return set()
+    return {u["id"] for u in state["units"] if u["leader"] == WAYMAR and int(u["hex"][2:]) >= WALL_ROW}
 
 
 def _end_turn(state: State, events: list[Event]) -> None:
@@ -333,7 +333,7 @@ def _end_turn(state: State, events: list[Event]) -> None:
         # A Wight counts the ends of Waymar's turns it has stood on or behind the Wall in a row; seen at
         # BREACH_ROUNDS + 1 of them, it has held a breach through that many whole rounds of the Watch's
         # side, and the Wall can no longer hold at the cap.
-        inside = set(_breaching(state))
+        inside = _breaching(state)
         holder = None
         for unit in state["units"]:
             if unit["id"] not in inside:
