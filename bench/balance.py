@@ -3,7 +3,7 @@ how long they last, and optionally what happens to a House that never bids.
 
     python bench/balance.py --all [--games 100] [--workers 2] [--markdown docs/balance.md]
     python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
-                            [--bot normal] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
+                            [--bot normal|normal@375] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
 engines and the bots). ``make balance`` regenerates ``docs/balance.md`` with the command in its heading.
@@ -12,7 +12,9 @@ engines and the bots). ``make balance`` regenerates ``docs/balance.md`` with the
 count it allows (``--players`` picks some). ``--option key=value`` sets an engine option for the games
 that have it; ``key=a,b`` runs each value, and several keys run every combination (for example
 ``--option layout=classic,maze --option pieces=first_game,recommended``). The ``--bot`` level (``normal``
-by default) plays every seat. All the games of all settings are spread over ``--workers`` processes.
+by default) plays every seat; ``--bot normal@375`` plays its search at a fixed 375 playouts a move with no
+time limit, so the games repeat on any machine and cost the same everywhere. All the games of all
+settings are spread over ``--workers`` processes.
 Every game is seeded by its number, so two runs with the same arguments deal the same games; the search
 levels also stop on a time limit, so their choices repeat exactly only on an equally fast machine.
 
@@ -64,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from games.bots import LEVELS, Bot, bot_for  # noqa: E402
+from games.bots import LEVELS, Bot, bench_bot, bench_side  # noqa: E402
 from games.engines import registry  # noqa: E402
 from games.engines.base import Engine, Move, State  # noqa: E402
 from games.engines.palette import SEAT_NAMES  # noqa: E402
@@ -146,7 +148,7 @@ def play_one(args: tuple[Setting, str, str, int, str | None, str]) -> GameResult
     setting, bot_kind, seed, number, never, bid_key = args
     start = time.perf_counter()
     engine = registry.get_engine(setting.slug)
-    bot = bot_for(bot_kind)
+    bot = bench_bot(bot_kind)
     players = setting.players
     special = _special_seat(never, number, players)
     policies: list[Any] = [bot] * players
@@ -480,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE[,VALUE]")
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games a setting")
     parser.add_argument("--seed", default="balance")
-    parser.add_argument("--bot", default="normal", choices=list(LEVELS))
+    parser.add_argument("--bot", default="normal", metavar="LEVEL[@PLAYOUTS]")
     parser.add_argument("--never-bids", default=None, metavar="SEAT|rotate")
     parser.add_argument("--bid-key", default="bid")
     parser.add_argument("--workers", type=int, default=1)
@@ -495,6 +497,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games < 1 or args.workers < 1:
             raise BadArguments("--games and --workers take a whole number from 1.")
+        if bench_side(args.bot) is None:
+            raise BadArguments(
+                f"--bot takes one of {', '.join(LEVELS)}, or a searching one with a fixed playout budget "
+                f"(normal@375); not {args.bot!r}."
+            )
         settings = settings_for(slugs, args.players, args.option)
         if args.never_bids not in (None, "rotate") and (
             not args.never_bids.isdigit() or any(int(args.never_bids) >= s.players for s in settings)

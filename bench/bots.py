@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from games.bots import LEVELS, Bot, SearchBot, bot_for  # noqa: E402
+from games.bots import LEVELS, SearchBot, bench_bot, bench_side  # noqa: E402
 from games.engines import registry  # noqa: E402
 from games.engines.base import Engine  # noqa: E402
 
@@ -95,31 +95,6 @@ def playouts_per_second(slug: str, seconds: float, seed: str) -> tuple[int, floa
 
 
 # --- matchups -------------------------------------------------------------------------------------------
-def _side(name: str) -> tuple[str, int | None] | None:
-    """(level, fixed playout budget or None) for a level or ``<level>@<playouts>``; None if neither, or if
-    the budget is not positive or names a level that does not search."""
-    kind, at, budget = name.partition("@")
-    if kind not in LEVELS:
-        return None
-    if not at:
-        return kind, None
-    if LEVELS[kind].seconds is None or not budget.isdigit() or int(budget) < 1:
-        return None
-    return kind, int(budget)
-
-
-def make_bot(name: str) -> Bot:
-    """The bot a matchup's side names; a fixed budget's bot keeps its level's width and its full name as
-    its kind, so its moves never count among the timed level's."""
-    side = _side(name)
-    if side is None:
-        raise ValueError(f"No level or fixed budget is called {name!r}.")
-    kind, budget = side
-    if budget is None:
-        return bot_for(kind)
-    return SearchBot(playouts=budget, node_width=LEVELS[kind].node_width, kind=name)
-
-
 @dataclass(frozen=True)
 class Matchup:
     slug: str
@@ -169,7 +144,7 @@ def play_game(job: tuple[Matchup, int, str]) -> Result:
     chance = random.Random(f"{text}:chance")
     choose = random.Random(f"{text}:choose")
     strong_seat = number % matchup.players
-    bots = [make_bot(matchup.strong if s == strong_seat else matchup.weak) for s in range(matchup.players)]
+    bots = [bench_bot(matchup.strong if s == strong_seat else matchup.weak) for s in range(matchup.players)]
     result = Result(matchup, number, strong_seat)
     seconds: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
@@ -336,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         slugs.append(TEST_ENGINE[0])
     names = [n.strip() for n in args.matchups.split(",") if n.strip()]
     problems = [s for s in slugs if s not in known]
-    problems += [n for n in names if n.count("-") != 1 or any(_side(p) is None for p in n.split("-"))]
+    problems += [n for n in names if n.count("-") != 1 or any(bench_side(p) is None for p in n.split("-"))]
     if problems or args.games < 1 or args.workers < 1:
         print(
             f"Unknown games or matchups: {', '.join(problems) or 'none'}; games: {', '.join(known)}; "

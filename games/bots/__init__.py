@@ -32,7 +32,7 @@ does not require it.
 from __future__ import annotations
 
 from games.bots.base import Bot, NoLegalMove, RandomBot
-from games.bots.levels import DEFAULT, LEVELS, Level, UnknownBot, bot_for, kinds
+from games.bots.levels import DEFAULT, LEVELS, Level, UnknownBot, bench_bot, bench_side, bot_for, kinds
 from games.bots.search import SearchBot
 
 __all__ = [
@@ -44,6 +44,8 @@ __all__ = [
     "RandomBot",
     "SearchBot",
     "UnknownBot",
+    "bench_bot",
+    "bench_side",
     "bot_for",
     "kinds",
 ]

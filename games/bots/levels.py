@@ -54,3 +54,29 @@ def bot_for(kind: str) -> Bot:
     if level.playouts is None and level.seconds is None:
         return RandomBot()
     return SearchBot(playouts=level.playouts, seconds=level.seconds, node_width=level.node_width, kind=kind)
+
+
+def bench_side(name: str) -> tuple[str, int | None] | None:
+    """(level, fixed playout budget or None) for a level or ``<level>@<playouts>``; None if neither, or if
+    the budget is not positive or names a level that does not search."""
+    kind, at, budget = name.partition("@")
+    if kind not in LEVELS:
+        return None
+    if not at:
+        return kind, None
+    if LEVELS[kind].seconds is None or not budget.isdigit() or int(budget) < 1:
+        return None
+    return kind, int(budget)
+
+
+def bench_bot(name: str) -> Bot:
+    """The bot a benchmark names: a level, or ``<level>@<playouts>``, that level's search with a fixed
+    budget and no time limit, whose choices are the same on any machine. It keeps its level's width and
+    its full name as its kind, so its moves never count among the timed level's."""
+    side = bench_side(name)
+    if side is None:
+        raise ValueError(f"No level or fixed budget is called {name!r}.")
+    kind, budget = side
+    if budget is None:
+        return bot_for(kind)
+    return SearchBot(playouts=budget, node_width=LEVELS[kind].node_width, kind=name)

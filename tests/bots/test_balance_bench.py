@@ -44,6 +44,14 @@ def test_two_tiny_runs_write_a_table_per_game_and_player_count(tmp_path: Path) -
     assert "| ended: every" in text.split("## Wildlings")[0]  # Wall Go: the view's end reason
 
 
+def test_a_fixed_budget_bot_plays_the_same_game_twice() -> None:
+    setting = balance.settings_for(["testdice"], [2], [])[0]  # dice, hidden hands and sealed bids
+    first = balance.play_one((setting, "easy@8", "same", 1, None, "bid"))
+    again = balance.play_one((setting, "easy@8", "same", 1, None, "bid"))
+    assert first.finished and first.moves > 4
+    assert (first.winners, first.scores, first.moves) == (again.winners, again.scores, again.moves)
+
+
 def _result(setting, number, winners, stats=None):  # type: ignore[no-untyped-def]
     scores = [1.0 if s in winners else 0.0 for s in range(setting.players)]
     return balance.GameResult(setting, number, True, winners, scores, stats or {}, None, 10)
@@ -91,6 +99,9 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         (["--slug", "stairways", "--option", "layout=castle"], "layout is one of classic, maze"),
         (["--slug", "wildlings", "--players", "2"], "for 3 to 6 players"),
         (["--slug", "wallgo", "--option", "layout"], "--option takes key=value"),
+        (["--slug", "wallgo", "--bot", "random@3"], "--bot takes one of random, easy, normal, hard"),
+        (["--slug", "wallgo", "--bot", "normal@0"], "not 'normal@0'"),
+        (["--slug", "wallgo", "--bot", "expert"], "not 'expert'"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(

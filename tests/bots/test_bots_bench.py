@@ -54,12 +54,12 @@ def test_unknown_games_and_levels_are_refused(argv: list[str], capsys: pytest.Ca
 
 
 def test_a_fixed_budget_side_is_its_level_search_with_that_many_playouts_and_no_time_limit() -> None:
-    bot = bots.make_bot("hard@1600")
+    bot = bots.bench_bot("hard@1600")
     assert (bot.playouts, bot.seconds, bot.node_width) == (1600, None, bots.LEVELS["hard"].node_width)
     assert bot.kind == "hard@1600"  # its moves never count as the timed level's
-    assert bots.make_bot("normal").seconds == bots.LEVELS["normal"].seconds
+    assert bots.bench_bot("normal").seconds == bots.LEVELS["normal"].seconds
     with pytest.raises(ValueError, match="random@9"):
-        bots.make_bot("random@9")  # the random bot has no search to budget
+        bots.bench_bot("random@9")  # the random bot has no search to budget
 
 
 @pytest.mark.parametrize("matchup", ["random@9-easy", "normal@0-easy", "normal@x-easy", "expert@5-easy"])
