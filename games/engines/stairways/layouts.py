@@ -31,7 +31,8 @@ PRESETS: dict[str, str] = {
     "maze": "Maze: many walls, winding corridors",
 }
 PIECE_SETS: dict[str, str] = {
-    "first_game": "First game: 2 heroes, the giant, two groups of 4 rats",
+    # The rats follow the seed's count: as many groups as heroes, two of them of four (seeds/stairways.md).
+    "first_game": "First game: a hero per player (2 for two players)",
     "recommended": "Recommended: 4 heroes, the giant, two groups of 4 rats and two single rats",
 }
 RAT_SIZES = (1, 4)
