@@ -248,8 +248,8 @@ def test_every_player_has_a_hero_two_steps_from_home_in_sight_of_it(
 
 @pytest.mark.parametrize("name", list(layouts.PRESETS))
 def test_a_first_game_for_three_or_four_gives_every_player_a_hero(name: str) -> None:
-    # The seed: "You can use any number of heroes/heroines, but there should be an equal number of
-    # rat-groups"; with two heroes among three or four players most bot games ended with every score 0.
+    # The seed allows any number of heroes with as many rat groups; with two heroes among three or four
+    # players most bot games ended with every score 0.
     # Three players: a hero diagonally next to each stairway. Four: the recommended set.
     layout = layouts.preset(name, 3, "first_game")
     walls = board.walls_mask(layout["walls"])
