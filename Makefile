@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint audit chromium migrate demo bench balance bots clean
+.PHONY: run test install lint audit chromium migrate demo bench balance balance-random bots clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -59,12 +59,18 @@ bench: install
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
 
-# Balance of every game and player count with the normal bot in every seat, written to docs/balance.md
-# (100 games a table; hours of CPU: give it the machine's cores with WORKERS=n).
+# Balance of every game and player count, written to docs/balance.md: the normal bot's search at a fixed
+# 375 playouts a move in every seat, 100 games a table. That is days of CPU, so the games are kept in
+# docs/balance-games.jsonl: each run plays only the missing ones (stop it with Ctrl-C at any time; the
+# tables then show what is held) and rewrites the tables. Give it the machine's cores with WORKERS=n.
+# balance-random: the same tables with uniform random moves, in a minute.
 WORKERS ?= 2
+BALANCE = bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended --games 100
 balance: install
-	$(BIN)/python bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended \
-	  --workers $(WORKERS) --markdown docs/balance.md
+	$(BIN)/python $(BALANCE) --bot normal@375 --record docs/balance-games.jsonl --workers $(WORKERS) \
+	  --markdown docs/balance.md
+balance-random: install
+	$(BIN)/python $(BALANCE) --bot random --workers $(WORKERS) --markdown docs/balance-random.md
 
 # The bots' strength and speed in every game (bench/bots.py: targets printed beside each figure).
 bots: install

@@ -4,9 +4,11 @@ how long they last, and optionally what happens to a House that never bids.
     python bench/balance.py --all [--games 100] [--workers 2] [--markdown docs/balance.md]
     python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
                             [--bot normal|normal@375] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
+                            [--record games.jsonl [--tables-only]]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
-engines and the bots). ``make balance`` regenerates ``docs/balance.md`` with the command in its heading.
+engines and the bots). ``make balance`` adds games to ``docs/balance.md`` (normal bots, a record that grows)
+and ``make balance-random`` regenerates ``docs/balance-random.md``, each with its command in its heading.
 
 **What is played.** ``--all`` takes every registered game (``--slug`` names some), each at every player
 count it allows (``--players`` picks some). ``--option key=value`` sets an engine option for the games
@@ -17,6 +19,14 @@ time limit, so the games repeat on any machine and cost the same everywhere. All
 settings are spread over ``--workers`` processes.
 Every game is seeded by its number, so two runs with the same arguments deal the same games; the search
 levels also stop on a time limit, so their choices repeat exactly only on an equally fast machine.
+
+**A record that grows** (``--record PATH``, JSON Lines). Every game is appended to the record as it ends,
+and a game already in it (the same setting, bot, seed and number) is read back instead of played again.
+So a run that is stopped keeps its games (after Ctrl-C it still writes the tables of those it holds), the
+next run plays only the missing ones, and the tables fill up over several runs, each taking the next game
+number of every setting in turn; ``--tables-only`` writes the tables of the games held, playing none. Use
+it with a fixed budget (``--bot normal@375``): a timed level's games depend on the machine, so a record
+of them mixes machines. One run at a time writes a record.
 
 **How many games.** 100 a setting by default: a win rate's standard error is at most
 sqrt(0.25 / 100) = 5 points, so each figure is good to about +-5 points (one standard error; +-5 points
@@ -53,8 +63,10 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import multiprocessing
 import random
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -75,6 +87,7 @@ STEP_CAP = 20_000
 DEFAULT_GAMES = 100
 TWO_SIDED_LIMIT = 0.60
 FAIR_SHARE_TIMES = 2.0
+_IGNORE_INT = (signal.SIGINT, signal.SIG_IGN)
 
 
 class NeverBids:
@@ -128,6 +141,64 @@ class GameResult:
     moves: int = 0
     seconds: float = 0.0
     special: int | None = None  # the seat wrapped in NeverBids, if any
+
+
+def _record_key(setting: Setting, bot: str, seed: str, number: int) -> tuple[Any, ...]:
+    return (setting.slug, setting.players, setting.options, bot, seed, number)
+
+
+def to_record(result: GameResult, *, bot: str, seed: str) -> str:
+    """One line of the record: the game's setting, bot, seed and number, then what it gave."""
+    row = {
+        "slug": result.setting.slug,
+        "players": result.setting.players,
+        "options": [list(pair) for pair in result.setting.options],
+        "bot": bot,
+        "seed": seed,
+        "number": result.number,
+        "finished": result.finished,
+        "winners": result.winners,
+        "scores": result.scores,
+        "stats": result.stats,
+        "end_reason": result.end_reason,
+        "moves": result.moves,
+        "seconds": round(result.seconds, 3),
+    }
+    return json.dumps(row, sort_keys=True) + "\n"
+
+
+def read_record(path: Path) -> dict[tuple[Any, ...], GameResult]:
+    """The games a record holds, by (setting, bot, seed, number). A last line cut off by a stopped run is
+    dropped from the file; any other line that is not a game is refused with its number."""
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        path.write_text(text, encoding="utf-8")
+    games: dict[tuple[Any, ...], GameResult] = {}
+    for line_number, line in enumerate(text.splitlines(), 1):
+        try:
+            row = json.loads(line)
+            setting = Setting(
+                row["slug"], int(row["players"]), tuple((str(k), str(v)) for k, v in row["options"])
+            )
+            result = GameResult(
+                setting,
+                int(row["number"]),
+                bool(row["finished"]),
+                [int(w) for w in row["winners"]],
+                [float(v) for v in row["scores"]],
+                {str(k): float(v) for k, v in row["stats"].items()},
+                row["end_reason"],
+                int(row["moves"]),
+                float(row["seconds"]),
+            )
+            key = _record_key(setting, str(row["bot"]), str(row["seed"]), result.number)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise BadArguments(f"{path}, line {line_number}: not a game of this script ({exc}).") from None
+        games[key] = result
+    return games
 
 
 def _special_seat(spec: str | None, number: int, players: int) -> int | None:
@@ -200,7 +271,8 @@ class Side:
 @dataclass
 class Summary:
     setting: Setting
-    games: int
+    games: int  # asked for
+    played: int = 0  # played or read from the record
     finished: int = 0
     wins: list[float] = field(default_factory=list)  # sole wins
     draws: list[float] = field(default_factory=list)  # shares of draws
@@ -252,6 +324,7 @@ def summarise(setting: Setting, games: int, results: list[GameResult]) -> Summar
     stats: dict[str, list[float]] = defaultdict(list)
     keys = {k for r in results if r.finished for k in r.stats}
     for result in sorted(results, key=lambda r: r.number):
+        summary.played += 1
         summary.seconds += result.seconds
         if not result.finished:
             continue
@@ -290,23 +363,61 @@ def run_all(
     never: str | None,
     bid_key: str,
     workers: int,
+    record: Path | None = None,
+    play: bool = True,
 ) -> tuple[list[Summary], float]:
-    """Play ``games`` games of every setting; the summaries in the order given, and the wall time."""
-    jobs = [(s, bot, seed, number, never, bid_key) for s in settings for number in range(games)]
-    start = time.perf_counter()
+    """Play ``games`` games of every setting, less those the record holds (none at all unless ``play``);
+    the summaries in the order given, and the wall time of the games played now."""
+    done = read_record(record) if record is not None else {}
     by_setting: dict[Setting, list[GameResult]] = defaultdict(list)
-    if workers > 1:
-        with multiprocessing.Pool(workers) as pool:
-            for result in pool.imap_unordered(play_one, jobs):
-                by_setting[result.setting].append(result)
-                _progress(by_setting, result.setting, games)
-    else:
-        for job in jobs:
-            result = play_one(job)
-            by_setting[result.setting].append(result)
-            _progress(by_setting, result.setting, games)
+    # Game numbers in turn across the settings, so a run stopped early leaves every table some games.
+    jobs = []
+    for number, setting in itertools.product(range(games), settings):
+        known = done.get(_record_key(setting, bot, seed, number))
+        if known is not None:
+            by_setting[setting].append(known)
+        else:
+            jobs.append((setting, bot, seed, number, never, bid_key))
+    if done:
+        print(f"{sum(map(len, by_setting.values()))} games read from {record}, {len(jobs)} missing.")
+    if not play:
+        jobs = []
+    start = time.perf_counter()
+    sink = record.open("a", encoding="utf-8") if record is not None else None
+    try:
+        if workers > 1 and len(jobs) > 1:
+            # The workers leave Ctrl-C to this process, which stops them and reports what it has.
+            with multiprocessing.Pool(workers, initializer=signal.signal, initargs=_IGNORE_INT) as pool:
+                for result in pool.imap_unordered(play_one, jobs):
+                    _collect(result, by_setting, games, sink, bot=bot, seed=seed)
+        else:
+            for job in jobs:
+                _collect(play_one(job), by_setting, games, sink, bot=bot, seed=seed)
+    except KeyboardInterrupt:
+        if record is None:
+            raise
+        print("Stopped: the tables below hold the games played so far.", file=sys.stderr)
+    finally:
+        if sink is not None:
+            sink.close()
     summaries = [summarise(s, games, by_setting[s]) for s in settings]
     return summaries, time.perf_counter() - start
+
+
+def _collect(
+    result: GameResult,
+    by_setting: dict[Setting, list[GameResult]],
+    games: int,
+    sink: Any,
+    *,
+    bot: str,
+    seed: str,
+) -> None:
+    by_setting[result.setting].append(result)
+    if sink is not None:
+        sink.write(to_record(result, bot=bot, seed=seed))
+        sink.flush()
+    _progress(by_setting, result.setting, games)
 
 
 def _progress(by_setting: dict[Setting, list[GameResult]], setting: Setting, games: int) -> None:
@@ -369,38 +480,58 @@ def facts(summary: Summary) -> list[tuple[str, str]]:
 def print_summary(summary: Summary) -> None:
     s = summary
     print(
-        f"{s.setting.label}: {s.finished} of {s.games} games finished "
-        f"({s.seconds:.0f} s of play, {s.seconds / max(1, s.games):.1f} s a game)"
+        f"{s.setting.label}: {s.finished} of {s.played} games finished "
+        f"({s.seconds:.0f} s of play, {s.seconds / max(1, s.played):.1f} s a game)"
     )
     print(f"  {'':<22} {'win rate':>8} {'+-':>5} {'mean score':>10}")
     for what, rate, error, mean, over in rows(s):
         print(f"  {what:<22} {rate:>8} {error:>5} {mean:>10}{'  OVER THE LIMIT' if over else ''}")
     for what, figure in facts(s):
         print(f"  {what}: {figure}")
-    if s.finished < s.games:
-        print(f"  ({s.games - s.finished} games did not finish within {STEP_CAP} steps)")
+    if s.finished < s.played:
+        print(f"  ({s.played - s.finished} games did not finish within {STEP_CAP} steps)")
 
 
 # --- Markdown ------------------------------------------------------------------------------------------
 def markdown(
-    summaries: list[Summary], *, command: str, bot: str, games: int, seed: str, wall: float, workers: int
+    summaries: list[Summary],
+    *,
+    command: str,
+    bot: str,
+    games: int,
+    seed: str,
+    wall: float,
+    workers: int,
+    record: Path | None = None,
 ) -> str:
+    played = sum(s.played for s in summaries)
+    play = sum(s.seconds for s in summaries)
+    if record is None:
+        how = f"{games} per table, the **{bot}** bot in every seat, seed `{seed}`, made by the command below"
+        how += f" in {_duration(wall)} of wall time on {workers} worker process{'es' if workers != 1 else ''}"
+    else:
+        how = (
+            f"up to {games} per table, the **{bot}** bot in every seat, seed `{seed}`. The command below "
+            f"keeps the games in `{record.as_posix()}` and plays only those it does not hold yet, so the "
+            f"tables fill up run by run: the {played} games held took {_duration(play)} of play, summed over "
+            "the worker processes"
+        )
     lines = [
         "# Balance",
         "",
-        f"Bot-against-bot games, {games} per table, the **{bot}** bot in every seat, seed `{seed}`, made "
-        f"by the command below in {_duration(wall)} of wall time on {workers} worker process"
-        f"{'es' if workers != 1 else ''} (`make balance` runs the full one; see `bench/balance.py`).",
+        f"Bot-against-bot games, {how} (see `bench/balance.py`).",
         "",
         f"    {command}",
         "",
         "A win shared by k seats (or sides, in a team game) counts 1/k to each. ± is one standard error "
-        f"in points ({games} games give at most {_error(0.5, games):.0f}). A seat or side in **bold** wins "
-        f"more than {100 * TWO_SIDED_LIMIT:.0f}% where two seats or sides play, or more than twice its fair "
-        "share with more. Mean score is the mean of the engine's `outcome` for the seat. Moves count the "
-        "players' moves, not chance steps; the other rows are the engine's own counts (`balance_stats`): a "
-        "share of games for a yes-or-no count (how the game ended, who won), otherwise the mean a game.",
+        f"in points (at most {_error(0.5, games):.0f} at {games} games, 10 at 25). A seat or side in "
+        f"**bold** wins more than {100 * TWO_SIDED_LIMIT:.0f}% where two seats or sides play, or more than "
+        "twice its fair share with more. Mean score is the mean of the engine's `outcome` for the seat. "
+        "Moves count the players' moves, not chance steps; the other rows are the engine's own counts "
+        "(`balance_stats`): a share of games for a yes-or-no count (how the game ended, who won), otherwise "
+        "the mean a game.",
         "",
+        *overview(summaries),
     ]
     current = None
     for summary in summaries:
@@ -412,10 +543,18 @@ def markdown(
         if summary.setting.options:
             title += ", " + ", ".join(f"{k} {v}" for k, v in summary.setting.options)
         lines += [f"### {title}", ""]
-        unfinished = summary.games - summary.finished
+        if not summary.played:
+            lines += [f"No game held yet ({summary.games} asked for).", ""]
+            continue
+        unfinished = summary.played - summary.finished
         note = f", {unfinished} cut off unfinished" if unfinished else ""
-        each = summary.seconds / max(1, summary.games)
-        lines += [f"{summary.finished} games{note}; {each:.1f} s of play a game.", ""]
+        if summary.played < summary.games:
+            note += f" (of the {summary.games} asked for: the record fills up run by run)"
+        each = summary.seconds / summary.played
+        count = f"{summary.finished} game{'s' if summary.finished != 1 else ''}"
+        lines += [f"{count}{note}; {each:.1f} s of play a game.", ""]
+        if not summary.finished:
+            continue
         lines += ["| | win rate | ± | mean score |", "|---|---:|---:|---:|"]
         for what, rate, error, mean, over in rows(summary):
             rate = rate.strip()
@@ -426,6 +565,28 @@ def markdown(
         lines += [f"| {what} | {figure} |" for what, figure in facts(summary)]
         lines.append("")
     return "\n".join(lines)
+
+
+def overview(summaries: list[Summary]) -> list[str]:
+    """Markdown lines: every table's games and its most winning seat or side against the fair share."""
+    lines = ["| table | games | wins most | fair share |", "|---|---:|---|---:|"]
+    for summary in summaries:
+        setting, n = summary.setting, summary.finished
+        name = ", ".join(
+            [registry.get_engine(setting.slug).title, str(setting.players)] + [v for _, v in setting.options]
+        )
+        if not n:
+            lines.append(f"| {name} | 0 | | |")
+            continue
+        parties = [(f"side {side.name}", side.score / n) for side in summary.sides] or [
+            (_seat_name(seat), summary.rate(seat)) for seat in range(setting.players)
+        ]
+        what, rate = max(parties, key=lambda party: party[1])
+        best = f"{what} {_pct(rate).strip()} ± {_error(rate, n):.1f}"
+        if len(parties) > 1 and rate > summary.limit(len(parties)):
+            best = f"**{best}**"
+        lines.append(f"| {name} | {n} | {best} | {100 / len(parties):.0f}% |")
+    return [*lines, ""]
 
 
 def _duration(seconds: float) -> str:
@@ -487,6 +648,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bid-key", default="bid")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--markdown", type=Path, default=None, metavar="PATH")
+    parser.add_argument("--record", type=Path, default=None, metavar="PATH", help="games kept between runs")
+    parser.add_argument("--tables-only", action="store_true", help="play nothing: the tables of the record")
     args = parser.parse_args(argv)
     # The tests register small engines of their own; --all means the site's games.
     slugs = (
@@ -497,6 +660,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games < 1 or args.workers < 1:
             raise BadArguments("--games and --workers take a whole number from 1.")
+        if args.tables_only and args.record is None:
+            raise BadArguments("--tables-only reads the games of a --record.")
         if bench_side(args.bot) is None:
             raise BadArguments(
                 f"--bot takes one of {', '.join(LEVELS)}, or a searching one with a fixed playout budget "
@@ -515,14 +680,27 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.bot}, seed {args.seed!r}, {args.workers} worker{'s' if args.workers != 1 else ''}"
     )
     common = {"games": args.games, "bot": args.bot, "seed": args.seed, "bid_key": args.bid_key}
-    base, wall = run_all(settings, never=None, workers=args.workers, **common)
+    try:
+        base, wall = run_all(
+            settings,
+            never=None,
+            workers=args.workers,
+            record=args.record,
+            play=not args.tables_only,
+            **common,
+        )
+    except BadArguments as exc:
+        print(exc, file=sys.stderr)
+        return 2
     print()
     for summary in base:
         print_summary(summary)
         print()
     print(f"Wall time {_duration(wall)} on {args.workers} worker{'s' if args.workers != 1 else ''}.")
     if args.markdown is not None:
-        command = "python bench/balance.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        # The heading shows the command that fills the tables, the one to run again for more games.
+        given = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--tables-only"]
+        command = "python bench/balance.py " + " ".join(given)
         text = markdown(
             base,
             command=command,
@@ -531,6 +709,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             wall=wall,
             workers=args.workers,
+            record=args.record,
         )
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(text, encoding="utf-8")

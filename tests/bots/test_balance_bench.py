@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -65,6 +66,8 @@ def test_a_seat_over_sixty_percent_of_a_two_seat_game_is_marked_in_bold() -> Non
     assert "| **seat 0 (orange)** | **70.0%** | 14.5 | 0.70 |" in text
     assert "| seat 1 (blue) | 30.0% | 14.5 | 0.30 |" in text
     assert "| rounds | 9.50 a game (least 5, most 14) |" in text
+    # The overview at the top names the seat that wins most, against its fair share.
+    assert "| Wall Go, 2 | 10 | **seat 0 (orange) 70.0% ± 14.5** | 50% |" in text
 
 
 def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() -> None:
@@ -79,6 +82,7 @@ def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() 
     text = balance.markdown([summary], command="c", bot="normal", games=3, seed="s", wall=1.0, workers=1)
     # The sides' names are the engine's (team_names).
     assert "| **side Watch and Mance** | **83.3%** |" in text and "| side Others | 16.7% |" in text
+    assert "| The Wall, 4 | 3 | **side Watch and Mance 83.3% ± 21.5** | 50% |" in text
 
 
 def test_options_run_every_combination_for_the_games_that_have_them() -> None:
@@ -102,6 +106,7 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         (["--slug", "wallgo", "--bot", "random@3"], "--bot takes one of random, easy, normal, hard"),
         (["--slug", "wallgo", "--bot", "normal@0"], "not 'normal@0'"),
         (["--slug", "wallgo", "--bot", "expert"], "not 'expert'"),
+        (["--slug", "wallgo", "--tables-only"], "--tables-only reads the games of a --record"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(
@@ -109,3 +114,47 @@ def test_bad_arguments_are_refused_with_the_reason(
 ) -> None:
     assert balance.main(argv) == 2
     assert reason in capsys.readouterr().err
+
+
+def test_a_record_keeps_each_game_and_the_next_run_plays_only_the_missing_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, grown, fresh = tmp_path / "games.jsonl", tmp_path / "grown.md", tmp_path / "fresh.md"
+    common = ["--slug", "wallgo", "--players", "2", "--players", "3", "--bot", "random"]
+    assert balance.main([*common, "--games", "2", "--record", str(record)]) == 0
+    assert len(record.read_text().splitlines()) == 4
+    # A stopped run may leave half a line: it is dropped, and that game is played again.
+    lines = record.read_text().splitlines(keepends=True)
+    record.write_text("".join(lines[:3]) + lines[3][:20])
+    capsys.readouterr()
+    assert balance.main([*common, "--games", "3", "--record", str(record), "--markdown", str(grown)]) == 0
+    assert "3 games read from" in capsys.readouterr().out
+    assert len(record.read_text().splitlines()) == 6
+    assert balance.main([*common, "--games", "3", "--markdown", str(fresh)]) == 0
+    # The tables of the grown record are those of one run of all the games.
+    tables = [path.read_text().split("## Wall Go")[1] for path in (grown, fresh)]
+    tables = [re.sub(r"; [\d.]+ s of play a game", "", table) for table in tables]
+    assert tables[0] == tables[1] and "3 games; " in grown.read_text()
+    assert "the 6 games held took" in grown.read_text()
+
+
+def test_a_record_that_is_not_this_scripts_is_refused_with_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "games.jsonl"
+    record.write_text('{"slug": "wallgo"}\n')
+    assert balance.main(["--slug", "wallgo", "--games", "1", "--bot", "random", "--record", str(record)]) == 2
+    assert "games.jsonl, line 1: not a game of this script" in capsys.readouterr().err
+    assert record.read_text() == '{"slug": "wallgo"}\n'
+
+
+def test_tables_only_plays_nothing_and_shows_how_many_games_are_missing(tmp_path: Path) -> None:
+    record, out = tmp_path / "games.jsonl", tmp_path / "balance.md"
+    common = ["--slug", "wallgo", "--players", "2", "--bot", "random", "--record", str(record)]
+    assert balance.main([*common, "--games", "2"]) == 0
+    assert balance.main([*common, "--games", "5", "--tables-only", "--markdown", str(out)]) == 0
+    assert len(record.read_text().splitlines()) == 2
+    text = out.read_text()
+    assert "2 games (of the 5 asked for: the record fills up run by run)" in text
+    # The heading shows the command that plays the missing games.
+    assert "--games 5 --markdown" in text and "--tables-only" not in text
