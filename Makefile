@@ -62,13 +62,14 @@ clean:
 # Balance of every game and player count, written to docs/balance.md: the normal bot's search at a fixed
 # 375 playouts a move in every seat, 100 games a table. That is days of CPU, so the games are kept in
 # docs/balance-games.jsonl: each run plays only the missing ones (stop it with Ctrl-C at any time; the
-# tables then show what is held) and rewrites the tables. Give it the machine's cores with WORKERS=n.
+# tables then show what is held) and rewrites the tables. Give it the machine's cores with WORKERS=n; after a
+# change that moves a game's balance, FORGET="stairways ..." plays that game's tables again from scratch.
 # balance-random: the same tables with uniform random moves, in a minute.
 WORKERS ?= 2
 BALANCE = bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended --games 100
 balance: install
 	$(BIN)/python $(BALANCE) --bot normal@375 --record docs/balance-games.jsonl --workers $(WORKERS) \
-	  --markdown docs/balance.md
+	  --markdown docs/balance.md $(foreach slug,$(FORGET),--forget $(slug))
 balance-random: install
 	$(BIN)/python $(BALANCE) --bot random --workers $(WORKERS) --markdown docs/balance-random.md
 

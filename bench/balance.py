@@ -4,7 +4,7 @@ how long they last, and optionally what happens to a House that never bids.
     python bench/balance.py --all [--games 100] [--workers 2] [--markdown docs/balance.md]
     python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
                             [--bot normal|normal@375] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
-                            [--record games.jsonl [--tables-only]]
+                            [--record games.jsonl [--tables-only] [--forget SLUG ...]]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
 engines and the bots). ``make balance`` adds games to ``docs/balance.md`` (normal bots, a record that grows)
@@ -26,7 +26,9 @@ So a run that is stopped keeps its games (after Ctrl-C it still writes the table
 next run plays only the missing ones, and the tables fill up over several runs, each taking the next game
 number of every setting in turn; ``--tables-only`` writes the tables of the games held, playing none. Use
 it with a fixed budget (``--bot normal@375``): a timed level's games depend on the machine, so a record
-of them mixes machines. One run at a time writes a record.
+of them mixes machines. One run at a time writes a record. A record cannot tell which version of a game
+or of the bots played its games: when a change moves a game's balance (a rule, a layout, its ``evaluate``,
+the search), ``--forget SLUG`` drops that game's games from the record, so that they are played again.
 
 **How many games.** 100 a setting by default: a win rate's standard error is at most
 sqrt(0.25 / 100) = 5 points, so each figure is good to about +-5 points (one standard error; +-5 points
@@ -165,6 +167,16 @@ def to_record(result: GameResult, *, bot: str, seed: str) -> str:
         "seconds": round(result.seconds, 3),
     }
     return json.dumps(row, sort_keys=True) + "\n"
+
+
+def forget(path: Path, slugs: list[str]) -> int:
+    """Drop the games of ``slugs`` from the record; how many were dropped."""
+    if not path.exists():
+        return 0
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if json.loads(line).get("slug") not in slugs]
+    path.write_text("".join(kept), encoding="utf-8")
+    return len(lines) - len(kept)
 
 
 def read_record(path: Path) -> dict[tuple[Any, ...], GameResult]:
@@ -650,6 +662,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None, metavar="PATH")
     parser.add_argument("--record", type=Path, default=None, metavar="PATH", help="games kept between runs")
     parser.add_argument("--tables-only", action="store_true", help="play nothing: the tables of the record")
+    parser.add_argument(
+        "--forget", action="append", default=[], choices=registry.slugs(), help="drop a game's recorded games"
+    )
     args = parser.parse_args(argv)
     # The tests register small engines of their own; --all means the site's games.
     slugs = (
@@ -660,8 +675,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games < 1 or args.workers < 1:
             raise BadArguments("--games and --workers take a whole number from 1.")
-        if args.tables_only and args.record is None:
-            raise BadArguments("--tables-only reads the games of a --record.")
+        if (args.tables_only or args.forget) and args.record is None:
+            raise BadArguments("--tables-only and --forget work on the games of a --record.")
         if bench_side(args.bot) is None:
             raise BadArguments(
                 f"--bot takes one of {', '.join(LEVELS)}, or a searching one with a fixed playout budget "
@@ -681,6 +696,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     common = {"games": args.games, "bot": args.bot, "seed": args.seed, "bid_key": args.bid_key}
     try:
+        if args.forget:
+            read_record(args.record)  # refuses a record that is not this script's before changing it
+            print(f"{forget(args.record, args.forget)} games of {', '.join(args.forget)} forgotten.")
         base, wall = run_all(
             settings,
             never=None,
@@ -699,8 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Wall time {_duration(wall)} on {args.workers} worker{'s' if args.workers != 1 else ''}.")
     if args.markdown is not None:
         # The heading shows the command that fills the tables, the one to run again for more games.
-        given = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--tables-only"]
-        command = "python bench/balance.py " + " ".join(given)
+        command = "python bench/balance.py " + " ".join(_filling(argv if argv is not None else sys.argv[1:]))
         text = markdown(
             base,
             command=command,
@@ -720,6 +737,22 @@ def main(argv: list[str] | None = None) -> int:
             print()
             print_never_bids(before, after, args.never_bids, args.bid_key)
     return 0
+
+
+def _filling(argv: list[str]) -> list[str]:
+    """The arguments without ``--tables-only`` and ``--forget SLUG``: the run that adds the missing games."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip or arg == "--tables-only":
+            skip = False
+            continue
+        if arg == "--forget":
+            skip = True
+            continue
+        if not arg.startswith("--forget="):
+            out.append(arg)
+    return out
 
 
 def print_never_bids(base: Summary, tried: Summary, spec: str, bid_key: str) -> None:

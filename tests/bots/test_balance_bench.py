@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -106,7 +107,7 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         (["--slug", "wallgo", "--bot", "random@3"], "--bot takes one of random, easy, normal, hard"),
         (["--slug", "wallgo", "--bot", "normal@0"], "not 'normal@0'"),
         (["--slug", "wallgo", "--bot", "expert"], "not 'expert'"),
-        (["--slug", "wallgo", "--tables-only"], "--tables-only reads the games of a --record"),
+        (["--slug", "wallgo", "--tables-only"], "--tables-only and --forget work on the games of a --record"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(
@@ -158,3 +159,19 @@ def test_tables_only_plays_nothing_and_shows_how_many_games_are_missing(tmp_path
     assert "2 games (of the 5 asked for: the record fills up run by run)" in text
     # The heading shows the command that plays the missing games.
     assert "--games 5 --markdown" in text and "--tables-only" not in text
+
+
+def test_forget_drops_one_games_record_so_that_it_is_played_again(tmp_path: Path) -> None:
+    record, out = tmp_path / "games.jsonl", tmp_path / "balance.md"
+    games = ["--games", "2", "--bot", "random", "--record", str(record)]
+    assert balance.main(["--slug", "wallgo", "--slug", "thewall", "--players", "2", *games]) == 0
+    assert sorted(json.loads(line)["slug"] for line in record.read_text().splitlines()) == [
+        "thewall",
+        "thewall",
+        "wallgo",
+        "wallgo",
+    ]
+    argv = ["--slug", "wallgo", "--players", "2", *games, "--forget", "thewall", "--tables-only"]
+    assert balance.main([*argv, "--markdown", str(out)]) == 0
+    assert [json.loads(line)["slug"] for line in record.read_text().splitlines()] == ["wallgo", "wallgo"]
+    assert "--forget" not in out.read_text() and "--tables-only" not in out.read_text()
