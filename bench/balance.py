@@ -4,7 +4,7 @@ how long they last, and optionally what happens to a House that never bids.
     python bench/balance.py --all [--games 100] [--workers 2] [--markdown docs/balance.md]
     python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
                             [--bot normal|normal@375] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
-                            [--record games.jsonl [--tables-only] [--forget SLUG ...]]
+                            [--record games.jsonl [--tables-only] [--forget SLUG ...]] [--show NUMBER]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
 engines and the bots). ``make balance`` adds games to ``docs/balance.md`` (normal bots, a record that grows)
@@ -29,6 +29,10 @@ it with a fixed budget (``--bot normal@375``): a timed level's games depend on t
 of them mixes machines. One run at a time writes a record. A record cannot tell which version of a game
 or of the bots played its games: when a change moves a game's balance (a rule, a layout, its ``evaluate``,
 the search), ``--forget SLUG`` drops that game's games from the record, so that they are played again.
+
+**One game, move by move** (``--show NUMBER`` with one setting): every move and everything the engine
+says came of it, hidden draws included, as the bots played game NUMBER of the tables (the same seeds),
+to see how a seat wins.
 
 **How many games.** 100 a setting by default: a win rate's standard error is at most
 sqrt(0.25 / 100) = 5 points, so each figure is good to about +-5 points (one standard error; +-5 points
@@ -72,6 +76,7 @@ import signal
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,7 +233,19 @@ def _seed_text(seed: str, setting: Setting, number: int, stream: str) -> str:
 
 
 def play_one(args: tuple[Setting, str, str, int, str | None, str]) -> GameResult:
-    setting, bot_kind, seed, number, never, bid_key = args
+    return play(*args)
+
+
+def play(
+    setting: Setting,
+    bot_kind: str,
+    seed: str,
+    number: int,
+    never: str | None,
+    bid_key: str,
+    show: Callable[[str], None] | None = None,
+) -> GameResult:
+    """Game ``number`` of ``setting``; ``show`` is given each move and what came of it, in order."""
     start = time.perf_counter()
     engine = registry.get_engine(setting.slug)
     bot = bench_bot(bot_kind)
@@ -247,12 +264,19 @@ def play_one(args: tuple[Setting, str, str, int, str | None, str]) -> GameResult
             return GameResult(setting, number, False, moves=moves, special=special)
         steps += 1
         if engine.chance_pending(state):
-            state, _ = engine.resolve_chance(state, chance)
-            continue
-        seat = min(engine.actors(state))
-        move = policies[seat].choose(engine, state, seat, choose)
-        state, _ = engine.apply(state, seat, move)
-        moves += 1
+            state, events = engine.resolve_chance(state, chance)
+        else:
+            seat = min(engine.actors(state))
+            move = policies[seat].choose(engine, state, seat, choose)
+            state, events = engine.apply(state, seat, move)
+            moves += 1
+            if show is not None:
+                said = engine.format_move(move)
+                show(f"{_seat_name(seat)}: {said}")
+                events = [e for e in events if e.text != said]  # the move itself, as some logs repeat it
+        if show is not None:
+            for event in events:
+                show(f"    {event.text}")
     outcome = list(engine.outcome(state) or [])
     best = max(outcome)
     winners = [s for s, v in enumerate(outcome) if v == best]
@@ -662,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None, metavar="PATH")
     parser.add_argument("--record", type=Path, default=None, metavar="PATH", help="games kept between runs")
     parser.add_argument("--tables-only", action="store_true", help="play nothing: the tables of the record")
+    parser.add_argument("--show", type=int, default=None, metavar="NUMBER", help="one game, move by move")
     parser.add_argument(
         "--forget", action="append", default=[], choices=registry.slugs(), help="drop a game's recorded games"
     )
@@ -683,6 +708,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"(normal@375); not {args.bot!r}."
             )
         settings = settings_for(slugs, args.players, args.option)
+        if args.show is not None and len(settings) != 1:
+            raise BadArguments(f"--show plays one game of one setting; the arguments name {len(settings)}.")
         if args.never_bids not in (None, "rotate") and (
             not args.never_bids.isdigit() or any(int(args.never_bids) >= s.players for s in settings)
         ):
@@ -690,6 +717,11 @@ def main(argv: list[str] | None = None) -> int:
     except BadArguments as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.show is not None:
+        special = args.never_bids
+        result = play(settings[0], args.bot, args.seed, args.show, special, args.bid_key, show=print)
+        print(f"{settings[0].label}, game {args.show}: outcome {result.scores}, {result.moves} moves")
+        return 0
     print(
         f"{len(settings)} setting{'s' if len(settings) != 1 else ''}, {args.games} games each, bot "
         f"{args.bot}, seed {args.seed!r}, {args.workers} worker{'s' if args.workers != 1 else ''}"

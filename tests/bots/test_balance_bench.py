@@ -107,6 +107,7 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         (["--slug", "wallgo", "--bot", "random@3"], "--bot takes one of random, easy, normal, hard"),
         (["--slug", "wallgo", "--bot", "normal@0"], "not 'normal@0'"),
         (["--slug", "wallgo", "--bot", "expert"], "not 'expert'"),
+        (["--slug", "wallgo", "--show", "1"], "--show plays one game of one setting; the arguments name 3"),
         (["--slug", "wallgo", "--tables-only"], "--tables-only and --forget work on the games of a --record"),
     ],
 )
@@ -175,3 +176,15 @@ def test_forget_drops_one_games_record_so_that_it_is_played_again(tmp_path: Path
     assert balance.main([*argv, "--markdown", str(out)]) == 0
     assert [json.loads(line)["slug"] for line in record.read_text().splitlines()] == ["wallgo", "wallgo"]
     assert "--forget" not in out.read_text() and "--tables-only" not in out.read_text()
+
+
+def test_show_plays_one_game_of_the_tables_move_by_move(capsys: pytest.CaptureFixture[str]) -> None:
+    setting = balance.settings_for(["testdice"], [2], [])[0]
+    played = balance.play_one((setting, "easy@8", "same", 3, None, "bid"))
+    argv = ["--slug", "testdice", "--players", "2", "--bot", "easy@8", "--seed", "same", "--show", "3"]
+    assert balance.main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    # Every move by its seat, then what came of it; the game is the one the tables count.
+    assert sum(line.startswith(("seat 0 (orange): ", "seat 1 (blue): ")) for line in out) == played.moves
+    assert any(line.startswith("    ") for line in out)
+    assert out[-1] == f"{setting.label}, game 3: outcome {played.scores}, {played.moves} moves"
