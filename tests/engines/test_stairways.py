@@ -227,6 +227,11 @@ def test_presets_are_symmetric_as_the_digest_says(name: str, seats: int) -> None
         assert rats == {(r["square"], r["size"]) for r in layout["rats"]}
 
 
+def _own_heroes(layout: dict[str, Any], walls: int, stairway: str) -> list[str]:
+    """The heroes two steps from ``stairway``: its player's own, in the presets."""
+    return [h for h in layout["heroes"] if board.distances(h, walls).get(stairway) == 2]
+
+
 OWN_HERO_CASES = [(n, s, "recommended") for n, s in PRESET_CASES] + [
     (n, s, "first_game") for n in layouts.PRESETS for s in (2, 4)
 ]
@@ -242,8 +247,23 @@ def test_every_player_has_a_hero_two_steps_from_home_in_sight_of_it(
     layout = layouts.preset(name, seats, pieces)
     walls = board.walls_mask(layout["walls"])
     for stairway in layout["stairways"]:
-        near = [h for h in layout["heroes"] if board.distances(h, walls).get(stairway) == 2]
+        near = _own_heroes(layout, walls, stairway)
         assert near and all(board.in_sight(h, stairway, walls, False) for h in near), stairway
+
+
+@pytest.mark.parametrize("name", list(layouts.PRESETS))
+def test_with_two_players_one_treasure_cannot_gather_both_of_a_players_heroes(name: str) -> None:
+    # Where a player's two heroes both saw one square, the first player's first turn put a treasure
+    # there, gathered them and led both onto a monster before their owner had played. The recommended
+    # set's own walls part their sight lines; the first game, a hero each, does without them.
+    layout = layouts.preset(name, 2, "recommended")
+    walls = board.walls_mask(layout["walls"])
+    for stairway in layout["stairways"]:
+        own = _own_heroes(layout, walls, stairway)
+        seen = [{sq for sq in board.squares_of(1) if board.in_sight(h, sq, walls, False)} for h in own]
+        assert len(seen) == 2 and seen[0] & seen[1] == {stairway}, stairway
+    first_game = layouts.preset(name, 2, "first_game")["walls"]
+    assert set(layout["walls"]) - set(first_game) == {"c1n", "g6e"}
 
 
 @pytest.mark.parametrize("name", list(layouts.PRESETS))
@@ -254,7 +274,7 @@ def test_a_first_game_for_three_or_four_gives_every_player_a_hero(name: str) -> 
     layout = layouts.preset(name, 3, "first_game")
     walls = board.walls_mask(layout["walls"])
     for stairway in layout["stairways"]:
-        own = [h for h in layout["heroes"] if board.distances(h, walls).get(stairway) == 2]
+        own = _own_heroes(layout, walls, stairway)
         assert len(own) == 1, stairway
         (hero,) = own
         x, y = board.XY[hero]

@@ -55,13 +55,14 @@ def _preset_file(name: str, seats: int) -> dict[str, Any]:
 
 
 def preset(name: str, seats: int, pieces: str, boards: int = 1) -> dict[str, Any]:
-    """The preset ``name`` for ``seats`` players with the piece set ``pieces``, as a fresh dict; with
-    ``boards`` above 1, the further boards come from the preset's annex file (``<name>-annex.json``)."""
+    """The preset ``name`` for ``seats`` players with the piece set ``pieces``, as a fresh dict: the
+    layout's walls, and any that come with the piece set; with ``boards`` above 1, the further boards
+    come from the preset's annex file (``<name>-annex.json``)."""
     raw = _preset_file(name, seats)
     chosen = raw["pieces"][pieces]
     layout: dict[str, Any] = {
         "name": name,
-        "walls": list(raw["walls"]),
+        "walls": [*raw["walls"], *chosen.get("walls", [])],
         "stairways": list(raw["stairways"]),
         "heroes": list(chosen["heroes"]),
         "giant": chosen.get("giant"),
