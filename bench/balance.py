@@ -79,7 +79,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -333,6 +333,10 @@ class Summary:
         """The win rate above which a seat or side among ``parties`` is marked."""
         return TWO_SIDED_LIMIT if parties == 2 else min(1.0, FAIR_SHARE_TIMES / parties)
 
+    def over(self, rate: float, parties: int) -> bool:
+        """Whether a seat or side among ``parties`` that wins at ``rate`` is marked."""
+        return parties > 1 and rate > self.limit(parties)
+
 
 def _sides(engine: Engine, players: int) -> list[Side]:
     teams = engine.teams(players)
@@ -400,9 +404,9 @@ def run_all(
     bid_key: str,
     workers: int,
     record: Path | None = None,
-    play: bool = True,
+    play_missing: bool = True,
 ) -> tuple[list[Summary], float]:
-    """Play ``games`` games of every setting, less those the record holds (none at all unless ``play``);
+    """Play ``games`` games of every setting, less those the record holds (none unless ``play_missing``);
     the summaries in the order given, and the wall time of the games played now."""
     done = read_record(record) if record is not None else {}
     by_setting: dict[Setting, list[GameResult]] = defaultdict(list)
@@ -416,7 +420,7 @@ def run_all(
             jobs.append((setting, bot, seed, number, never, bid_key))
     if done:
         print(f"{sum(map(len, by_setting.values()))} games read from {record}, {len(jobs)} missing.")
-    if not play:
+    if not play_missing:
         jobs = []
     start = time.perf_counter()
     sink = record.open("a", encoding="utf-8") if record is not None else None
@@ -444,7 +448,7 @@ def _collect(
     result: GameResult,
     by_setting: dict[Setting, list[GameResult]],
     games: int,
-    sink: Any,
+    sink: TextIO | None,
     *,
     bot: str,
     seed: str,
@@ -485,12 +489,12 @@ def rows(summary: Summary) -> list[tuple[str, str, str, str, bool]]:
     out = []
     for seat in range(players):
         rate = summary.rate(seat)
-        over = summary.parties > 1 and rate > summary.limit(summary.parties)
+        over = summary.over(rate, summary.parties)
         mean = summary.score_sums[seat] / n if n else 0.0
         out.append((_seat_name(seat), _pct(rate), f"{_error(rate, n):.1f}", f"{mean:.2f}", over))
     for side in summary.sides:
         rate = side.score / n if n else 0.0
-        over = rate > summary.limit(len(summary.sides))
+        over = summary.over(rate, len(summary.sides))
         out.append((f"side {side.name}", _pct(rate), f"{_error(rate, n):.1f}", "", over))
     return out
 
@@ -541,7 +545,7 @@ def markdown(
     record: Path | None = None,
 ) -> str:
     played = sum(s.played for s in summaries)
-    play = sum(s.seconds for s in summaries)
+    seconds = sum(s.seconds for s in summaries)
     if record is None:
         how = f"{games} per table, the **{bot}** bot in every seat, seed `{seed}`, made by the command below"
         how += f" in {_duration(wall)} of wall time on {workers} worker process{'es' if workers != 1 else ''}"
@@ -549,8 +553,8 @@ def markdown(
         how = (
             f"up to {games} per table, the **{bot}** bot in every seat, seed `{seed}`. The command below "
             f"keeps the games in `{record.as_posix()}` and plays only those it does not hold yet, so the "
-            f"tables fill up run by run: the {played} games held took {_duration(play)} of play, summed over "
-            "the worker processes"
+            f"tables fill up run by run: the {played} games held took {_duration(seconds)} of play, summed "
+            "over the worker processes"
         )
     lines = [
         "# Balance",
@@ -619,7 +623,7 @@ def overview(summaries: list[Summary]) -> list[str]:
         ]
         what, rate = max(parties, key=lambda party: party[1])
         best = f"{what} {_pct(rate).strip()} ± {_error(rate, n):.1f}"
-        if len(parties) > 1 and rate > summary.limit(len(parties)):
+        if summary.over(rate, len(parties)):
             best = f"**{best}**"
         lines.append(f"| {name} | {n} | {best} | {100 / len(parties):.0f}% |")
     return [*lines, ""]
@@ -718,8 +722,7 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     if args.show is not None:
-        special = args.never_bids
-        result = play(settings[0], args.bot, args.seed, args.show, special, args.bid_key, show=print)
+        result = play(settings[0], args.bot, args.seed, args.show, args.never_bids, args.bid_key, show=print)
         print(f"{settings[0].label}, game {args.show}: outcome {result.scores}, {result.moves} moves")
         return 0
     print(
@@ -736,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
             never=None,
             workers=args.workers,
             record=args.record,
-            play=not args.tables_only,
+            play_missing=not args.tables_only,
             **common,
         )
     except BadArguments as exc:
