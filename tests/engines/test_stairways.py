@@ -9,6 +9,7 @@ floor directly to reach a position quickly; they say so.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -232,6 +233,21 @@ def _own_heroes(layout: dict[str, Any], walls: int, stairway: str) -> list[str]:
     return [h for h in layout["heroes"] if board.distances(h, walls).get(stairway) == 2]
 
 
+def _owned_preset(name: str, seats: int, pieces: str) -> tuple[dict[str, Any], int, dict[str, int]]:
+    """A preset, its walls as a mask, and each hero's owner (the seat whose stairway is two steps off)."""
+    layout = layouts.preset(name, seats, pieces)
+    walls = board.walls_mask(layout["walls"])
+    owner = {h: seat for seat, st in enumerate(layout["stairways"]) for h in _own_heroes(layout, walls, st)}
+    return layout, walls, owner
+
+
+def _prey(rat: str, walls: int, owner: dict[str, int]) -> set[int]:
+    """The seats whose heroes are the nearest to a rat group on ``rat``: none when it reaches no hero."""
+    steps = board.distances(rat, walls)
+    reach = [steps[h] for h in owner if h in steps]
+    return {owner[h] for h in owner if reach and steps.get(h) == min(reach)}
+
+
 OWN_HERO_CASES = [(n, s, "recommended") for n, s in PRESET_CASES] + [
     (n, s, "first_game") for n in layouts.PRESETS for s in (2, 4)
 ]
@@ -266,22 +282,62 @@ def test_with_two_players_one_treasure_cannot_gather_both_of_a_players_heroes(na
     assert set(layout["walls"]) - set(first_game) == {"c1n", "g6e"}
 
 
-@pytest.mark.parametrize("name", list(layouts.PRESETS))
-def test_with_two_players_each_single_rat_hunts_one_players_heroes(name: str) -> None:
-    # A rat as near to a hero of each player stays put until a move breaks the tie, and the first
-    # player moves first: its first turn chose whom the rat hunted (orange won 64.5% of 100 maze games
-    # with the rats on a8 and h1). So each single rat is nearer one player's heroes, a mirror pair.
-    layout = layouts.preset(name, 2, "recommended")
-    walls = board.walls_mask(layout["walls"])
-    owner = {h: seat for seat, st in enumerate(layout["stairways"]) for h in _own_heroes(layout, walls, st)}
+@pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
+@pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
+def test_under_the_row_rule_no_hero_starts_in_sight_of_another_players_hero(
+    name: str, seats: int, pieces: str
+) -> None:
+    # Two heroes in sight of each other both see every square between them: one treasure there drags
+    # the other player's hero across the board. With three players and the classic recommended set,
+    # orange's first turn pulled green's hero from h6 to b6 beside its own, and the rats let out of the
+    # den killed both. What two players' heroes may share is the square where their lines cross.
+    layout, walls, owner = _owned_preset(name, seats, pieces)
+    for a, b in itertools.combinations(layout["heroes"], 2):
+        if owner[a] != owner[b]:
+            assert not board.in_sight(a, b, walls, False), f"{a} and {b}"
+
+
+DEN_WALLS = ("c4e", "c5e", "d3n", "e3n", "d5n", "e5n", "e4e", "e5e")
+
+
+@pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
+@pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
+def test_the_den_opened_on_any_players_side_hunts_that_players_heroes(
+    name: str, seats: int, pieces: str
+) -> None:
+    # Opening the den is a weapon against whoever's heroes its rats then smell first. With three players
+    # green's hero was never that one, walled off from the den, and green won half of the normal bots'
+    # games. So for every player some side of the den, once opened, sends a group of 4 at its heroes.
+    layout, _, owner = _owned_preset(name, seats, pieces)
+    assert set(DEN_WALLS) <= set(layout["walls"])
+    hunted = set()
+    for side in DEN_WALLS:
+        opened = board.walls_mask([w for w in layout["walls"] if w != side])
+        for rat in (r["square"] for r in layout["rats"] if r["size"] == 4):
+            hunted |= _prey(rat, opened, owner)
+    assert hunted == set(range(seats))
+
+
+@pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
+@pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
+def test_no_single_rat_waits_for_the_first_player_to_choose_its_prey(
+    name: str, seats: int, pieces: str
+) -> None:
+    # A rat as near to a hero of each of two players stays put until a move breaks the tie, and the
+    # first player moves first: its first turn chose whom the rat hunted (orange won 64.5% of 100 maze
+    # games for two with the rats on a8 and h1). So a single rat that can reach a hero is nearer one
+    # player's heroes (with two players, a mirror pair: one hunts each); the others start shut in.
+    layout, walls, owner = _owned_preset(name, seats, pieces)
+    assert sorted(owner) == sorted(layout["heroes"]), "every hero has an owner two steps from home"
     hunted = []
     for rat in (r["square"] for r in layout["rats"] if r["size"] == 1):
-        steps = board.distances(rat, walls)
-        nearest = min(steps[h] for h in owner)
-        seats = {owner[h] for h in owner if steps[h] == nearest}
-        assert len(seats) == 1, f"{rat} is as near to a hero of each player"
-        hunted.extend(seats)
-    assert sorted(hunted) == [0, 1]
+        prey = _prey(rat, walls, owner)  # none: shut in until somebody moves a wall
+        assert len(prey) <= 1, f"{rat} is as near to a hero of each of two players"
+        hunted.extend(prey)
+    if seats == 2 and pieces == "recommended":
+        assert sorted(hunted) == [0, 1]
+    elif seats > 2:
+        assert hunted == [], "with three or four players the single rats start shut in"
 
 
 @pytest.mark.parametrize("name", list(layouts.PRESETS))
