@@ -208,6 +208,7 @@ SYMMETRIES = {
     3: (lambda x, y: (y, x), lambda x, y: (y, x)),  # across the a1-h8 diagonal
     4: (lambda x, y: (7 - y, x), lambda x, y: (8 - y, x)),  # a quarter turn
 }
+HALF_TURN = (lambda x, y: (7 - x, 7 - y), lambda x, y: (8 - x, 8 - y))
 
 
 @pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
@@ -215,12 +216,17 @@ def test_presets_are_symmetric_as_the_digest_says(name: str, seats: int) -> None
     cell, point = SYMMETRIES[seats]
     for pieces in layouts.PIECE_SETS:
         layout = layouts.preset(name, seats, pieces)
-        assert {_mirror(w, cell, point) for w in layout["walls"]} == set(layout["walls"])
+        walls = layout["walls"]
+        if seats == 4:
+            # The walls that shut the single rats in go with the rats, under the half turn.
+            own = layouts.preset_info(name, seats)["pieces"][pieces].get("walls", [])
+            assert {_mirror(w, *HALF_TURN) for w in own} == set(own)
+            walls = [w for w in walls if w not in own]
+        assert {_mirror(w, cell, point) for w in walls} == set(walls)
         assert {_mirror(s, cell, point) for s in layout["stairways"]} == set(layout["stairways"])
         assert {_mirror(h, cell, point) for h in layout["heroes"]} == set(layout["heroes"])
         if seats == 4:
-            half = (lambda x, y: (7 - x, 7 - y), None)
-            rats = {(_mirror(r["square"], half[0], None), r["size"]) for r in layout["rats"]}
+            rats = {(_mirror(r["square"], *HALF_TURN), r["size"]) for r in layout["rats"]}
             assert layout["stairways"] == ["a1", "h1", "h8", "a8"]
         else:
             assert _mirror(layout["giant"], cell, point) == layout["giant"]
@@ -338,6 +344,24 @@ def test_no_single_rat_waits_for_the_first_player_to_choose_its_prey(
         assert sorted(hunted) == [0, 1]
     elif seats > 2:
         assert hunted == [], "with three or four players the single rats start shut in"
+
+
+@pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
+@pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
+def test_one_wall_move_brings_no_monster_near_a_hero(name: str, seats: int, pieces: str) -> None:
+    # A shut-in monster is only as safe as the walls around it. With four players the single rats sat in
+    # rat holes two steps from blue's and pink's heroes: orange's first turn opened one and swept the
+    # rat out with a second wall move, and it ate blue's hero before blue had played. So with any one
+    # wall gone, every rat group is at least four steps from every hero and the giant sees none.
+    layout = layouts.preset(name, seats, pieces)
+    for gone in layout["walls"]:
+        walls = board.walls_mask([w for w in layout["walls"] if w != gone])
+        for rat in layout["rats"]:
+            steps = board.distances(rat["square"], walls)
+            near = {h: steps[h] for h in layout["heroes"] if steps.get(h, 99) < 4}
+            assert not near, f"without {gone} the rats on {rat['square']} are this near: {near}"
+        seen = [h for h in layout["heroes"] if board.in_sight(layout["giant"], h, walls, False)]
+        assert not seen, f"without {gone} the giant sees {seen}"
 
 
 @pytest.mark.parametrize("name", list(layouts.PRESETS))
