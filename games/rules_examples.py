@@ -120,8 +120,9 @@ def moves_per_player(slug: str) -> int:
 
 
 # --- Wall Go: one turn ---------------------------------------------------------------------------------
-# Two players place four tokens each in snake order (Orange, Blue, Blue, Orange, ...).
-_WALLGO_PLACEMENT = ("b2", "f6", "b6", "f2", "d3", "d5", "c5", "e4")
+# Two players place four tokens each in snake order (Orange, Blue, Blue, Orange, ...); Orange places
+# last, so Blue takes the first turn.
+_WALLGO_PLACEMENT = ("f6", "b2", "f2", "b6", "d5", "d3", "e4", "c5")
 _WALLGO_TURN = {"from": "d3", "to": "c4", "wall": "c4n"}
 
 
@@ -160,7 +161,7 @@ def wallgo_turn() -> Example:
     caption = (
         f"{_who(seat)} plays {engine.format_move(move)}: the token on {move['from']} goes two steps, "
         f"an L, to {move['to']} (the dashed frame marks where it started), then a wall goes up on the "
-        f"north side of {move['to']}, shutting it off from Blue's token on c5."
+        f"north side of {move['to']}, shutting it off from {_who(1 - seat)}'s token on c5."
     )
     return caption, _picture(engine, after)
 

@@ -136,7 +136,7 @@ def started_match(alice, bob) -> Callable[..., Match]:
 
 @pytest.fixture
 def bob_to_move(started_match, alice, bob) -> Match:
-    """A Wall Go match of alice and bob with the tokens placed and alice's first move made: bob is to
+    """A Wall Go match of alice and bob with the tokens placed and a first move made by each: bob is to
     move, and alice may plan her conditional replies (tests/support/forecasting.py)."""
     return wallgo_bob_to_move(started_match(), alice, bob)
 

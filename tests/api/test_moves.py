@@ -73,13 +73,14 @@ def test_a_move_in_notation_is_played_through_the_service(client_for, started_ma
 
 
 def test_a_move_object_from_the_legal_moves_is_played(client_for, started_match, alice, bob):
-    match = play_random(started_match(), moves=8)  # placement done: alice moves a token and builds a wall
-    listed = client_for(alice).get(legal_url(match)).json()
+    # Placement done, alice placing last: bob moves a token and builds a wall.
+    match = play_random(started_match(), moves=8)
+    listed = client_for(bob).get(legal_url(match)).json()
     choice = listed["moves"][len(listed["moves"]) // 2]
-    answer = client_for(alice).post(moves_url(match), {"move": choice["move"], "version": listed["version"]})
+    answer = client_for(bob).post(moves_url(match), {"move": choice["move"], "version": listed["version"]})
     assert answer.status_code == 201
     assert answer.json()["notation"] == choice["notation"] and answer.json()["version"] == 9
-    assert client_for(bob).get(legal_url(match)).json()["your_turn"] is True
+    assert client_for(alice).get(legal_url(match)).json()["your_turn"] is True
 
 
 def test_a_stale_version_is_a_409_and_changes_nothing(client_for, started_match, alice, bob):

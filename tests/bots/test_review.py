@@ -48,7 +48,8 @@ def test_the_same_position_and_seed_give_the_same_rating() -> None:
 
 
 def test_a_move_read_back_from_json_is_rated_like_the_legal_move_it_spells() -> None:
-    state, seat = wallgo_after("d4", "c3", "e5", "b2", "f6", "c5", "d2", "e3")
+    # Seat 1 places d4 and, as seat 0 places last, takes the first turn with it.
+    state, seat = wallgo_after("c3", "d4", "e5", "b2", "f6", "c5", "d2", "e3")
     move = WALLGO.parse_move("d4-d6/d6n")
     assert move_review(
         WALLGO, state, seat, json.loads(json.dumps(move)), seed="x", scale=SMALL

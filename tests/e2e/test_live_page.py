@@ -41,13 +41,14 @@ def players(django_user_model) -> dict:
 
 
 def duel(players: dict, *, name: str = "Live duel", placed: bool = True, **options) -> Match:
-    """A Wall Go match of ann (seat 0) and ben, with its tokens placed when ``placed``: each turn is
-    then three clicks (a token, where it goes, a wall)."""
+    """A Wall Go match of ann (seat 0) and ben, with its tokens placed when ``placed``, and ben's first
+    turn made (ann places last, so he moves first): ann is then to move, and each turn is three clicks
+    (a token, where it goes, a wall)."""
     match = services.match_create(creator=players["ann"], game="wallgo", seat_count=2, name=name, **options)
     services.seat_join(match_id=match.pk, user=players["ben"])
     match.refresh_from_db()
     if placed:
-        match = play_random(match, moves=8)
+        match = play_random(match, moves=8 + 1)
     return match
 
 

@@ -45,10 +45,11 @@ def test_wall_go_asks_for_a_placement_then_a_move_and_a_wall():
         state, _ = engine.apply(state, min(engine.actors(state)), {"place": square})
     assert prompts("wallgo", state)[0] == "Place your last token on any empty square."
     state, _ = engine.apply(state, 0, {"place": "e3"})
+    # Seat 0 placed last, so seat 1 takes the first turn.
     said = prompts("wallgo", state)
-    assert said[0].startswith("Choose one of your tokens and move it up to two squares")
-    assert "on a side of the square where it stops (20 walls left)" in said[0]
-    assert said[1] == said[None] == "Waiting for {seat0} to move a token and build a wall."
+    assert said[1].startswith("Choose one of your tokens and move it up to two squares")
+    assert "on a side of the square where it stops (20 walls left)" in said[1]
+    assert said[0] == said[None] == "Waiting for {seat1} to move a token and build a wall."
 
 
 def test_a_sealed_wildling_bid_says_only_who_has_yet_to_bid():

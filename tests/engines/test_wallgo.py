@@ -208,10 +208,27 @@ def test_only_placements_are_accepted_during_placement() -> None:
     refused(fresh(), "d4-d5/d5n", "First place your tokens")
 
 
-def test_play_starts_with_seat_zero_once_every_token_is_placed() -> None:
+def test_after_round_robin_placement_the_turn_passes_on_from_the_last_seat_to_seat_zero() -> None:
     state, events = play(fresh(3, placement="round_robin"), "a1", "b1", "c1", "a2", "b2", "c2")
     assert state["phase"] == "play" and ENGINE.actors(state) == frozenset({0})
     assert [e.text for e in events] == ["a1", "b1", "c1", "a2", "b2", "c2"]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_after_snake_placement_the_turn_passes_on_from_seat_zero_which_placed_last(seats: int) -> None:
+    squares = iter(SQUARES)
+    state = fresh(seats)
+    while state["phase"] == "placement":
+        state, _ = play(state, next(squares))
+    assert state["last_move"]["seat"] == 0
+    assert state["phase"] == "play" and ENGINE.actors(state) == frozenset({1})
+
+
+def test_play_starts_after_the_last_placer_even_when_it_leaves_before_placing() -> None:
+    # Snake with three: 0 1 2 2 1 0. Seat 0 leaves with its last token still to place.
+    state, _ = play(fresh(3), "a1", "b1", "c1", "a2", "b2")
+    state, _ = ENGINE.eliminate(state, 0)
+    assert state["phase"] == "play" and ENGINE.actors(state) == frozenset({1})
 
 
 def test_placement_moves_are_refused_once_play_has_begun() -> None:
@@ -628,7 +645,9 @@ def test_apply_does_not_mutate_its_input() -> None:
 
 
 def test_the_state_is_plain_json() -> None:
-    state, _ = play(fresh(), "d4", "e4", "e5", "d5", "a1", "g7", "g6", "a2", "d4-c3/c3n")
+    # Seat 0 places last, so seat 1 makes the first turn.
+    state, _ = play(fresh(), "d4", "e4", "e5", "d5", "a1", "g7", "g6", "a2", "e4-f3/f3n")
+    assert state["phase"] == "play" and state["tokens"]["f3"] == 1
     assert json.loads(json.dumps(state)) == state
 
 

@@ -1,13 +1,15 @@
 """A Wall Go match between alice (seat 0) and bob (seat 1) past its placement, for the conditional-move
-tests: alice has moved once, and it is bob's turn."""
+tests: bob, who moves first after placement, and alice have moved once each, and it is bob's turn."""
 
 from __future__ import annotations
 
 from games import services
 from games.models import Match
 
-# Snake placement: alice, bob, bob, alice, alice, bob, bob, alice.
+# Snake placement: alice, bob, bob, alice, alice, bob, bob, alice. Alice places last, so bob moves first.
 PLACEMENT = ["a1", "g7", "g6", "a2", "b1", "f7", "g5", "b2"]
+# Bob's first turn uses the one token the lines below leave alone, so they stay legal after it.
+BOB_OPENS = "g7-e7/d7e"
 ALICE_OPENS = "b2-c3/c3n"
 # Lines that are legal from the position after ALICE_OPENS: bob's move, alice's reply, and so on.
 BOB_FIRST = "g5-e5/e5n"
@@ -18,11 +20,11 @@ BOB_OTHER = "g6-f5/f5n"
 
 
 def wallgo_after_placement(match: Match, alice, bob) -> Match:
-    """Place the tokens through the service; alice is then to move."""
-    users = [alice, bob, bob, alice, alice, bob, bob, alice]
-    for user, square in zip(users, PLACEMENT, strict=True):
+    """Place the tokens and play bob's first turn through the service; alice is then to move."""
+    users = [alice, bob, bob, alice, alice, bob, bob, alice, bob]
+    for user, text in zip(users, [*PLACEMENT, BOB_OPENS], strict=True):
         match.refresh_from_db()
-        services.move_play(match_id=match.pk, user=user, expected_version=match.version, text=square)
+        services.move_play(match_id=match.pk, user=user, expected_version=match.version, text=text)
     match.refresh_from_db()
     return match
 

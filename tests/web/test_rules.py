@@ -200,13 +200,14 @@ def test_the_match_page_says_the_step_at_hand_to_each_viewer_above_the_board(cli
     )
 
 
-def test_the_prompt_follows_the_game_into_its_turns(client, started_match, bob):
-    match = play_random(started_match(), moves=8)  # every token placed: alice moves first
-    client.force_login(bob)
+def test_the_prompt_follows_the_game_into_its_turns(client, started_match, alice):
+    # Every token placed: alice placed last, so bob takes the first turn.
+    match = play_random(started_match(), moves=8)
+    client.force_login(alice)
     assert prompt_of(client.get(match.get_absolute_url()).content.decode()) == (
-        "Waiting for alice to move a token and build a wall."
+        "Waiting for bob to move a token and build a wall."
     )
-    client.force_login(match.seats.get(position=0).user)
+    client.force_login(match.seats.get(position=1).user)
     assert prompt_of(client.get(match.get_absolute_url()).content.decode()).startswith(
         "Choose one of your tokens and move it up to two squares"
     )

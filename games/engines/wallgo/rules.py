@@ -238,13 +238,7 @@ class WallGo(Engine):
     # --- setup -------------------------------------------------------------------------------------
     def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
         resolved = self.resolve_options(options, seats=seats)
-        per_seat = TOKENS_TWO_PLAYERS if seats == 2 else TOKENS_MORE_PLAYERS
-        queue: list[int] = []
-        for lap in range(per_seat):
-            order = list(range(seats))
-            if resolved["placement"] == "snake" and lap % 2 == 1:
-                order.reverse()
-            queue.extend(order)
+        queue = _placement_order(seats, resolved["placement"])
         return {
             "seats": seats,
             "options": resolved,
@@ -326,7 +320,7 @@ class WallGo(Engine):
             new["to_move"] = new["placement_queue"][0]
         else:
             new["phase"] = "play"
-            events += _settle(new, 0)
+            events += _settle(new, _first_to_play(state))
         return new, events
 
     def _apply_turn(
@@ -567,7 +561,7 @@ class WallGo(Engine):
                 new["to_move"] = new["placement_queue"][0]
             else:
                 new["phase"] = "play"
-                events += _settle(new, 0)
+                events += _settle(new, _first_to_play(state))
         else:
             # The seat to move keeps the turn unless it is the one leaving.
             to_move = state["to_move"]
@@ -576,6 +570,25 @@ class WallGo(Engine):
 
 
 # --- helpers -----------------------------------------------------------------------------------------
+def _placement_order(seats: int, placement: str) -> list[int]:
+    """The seats in the order they put their tokens down."""
+    per_seat = TOKENS_TWO_PLAYERS if seats == 2 else TOKENS_MORE_PLAYERS
+    queue: list[int] = []
+    for lap in range(per_seat):
+        order = list(range(seats))
+        if placement == "snake" and lap % 2 == 1:
+            order.reverse()
+        queue.extend(order)
+    return queue
+
+
+def _first_to_play(state: State) -> int:
+    """The seat after the last one to place, as turns go on round the table (see the digest's decision
+    on the first turn); seats that have left are skipped by ``_settle``."""
+    seats = state["seats"]
+    return (_placement_order(seats, state["options"]["placement"])[-1] + 1) % seats
+
+
 def _shape(move: Any) -> str:
     """'place' or 'turn' for a well-formed move dict; anything else is refused with a reason."""
     if isinstance(move, dict):
