@@ -10,10 +10,14 @@ One tree is grown for the bot's seat (the observer). Every iteration:
    its own once it has come up a few times there, so a decision after it is planned for that outcome;
    what it tells only some seats (one's own draw) does not, since a branch per hand split the tree too
    thin to plan in. Every seat's decisions are tree nodes; each seat picks by UCT on its own share of
-   the reward, so the opponents are modelled as trying to win too. When the observer is one of several
-   seats acting at once (sealed bids), it moves first, so its choice never depends on a sealed move made
-   in the sample. A child whose move is not legal in this sample (another hand was dealt) is skipped,
-   and UCT uses availability counts, as ISMCTS does.
+   the reward, so the opponents are modelled as trying to win too. When several seats act at once with
+   sealed choices (orders, bids), the observer moves first, so its choice never depends on a sealed move
+   made in the sample, and the others then choose at random, as ``sample_hidden`` redraws the sealed
+   choices made before it: whether a seat commits first or last, it plans against choices made blind.
+   (Letting them search instead had them answer a sealed move they cannot see: a seat committing first
+   then played as if found out, and between normal bots the later seats won most Wildlings games.)
+   A child whose move is not legal in this sample (another hand was dealt) is skipped, and UCT uses
+   availability counts, as ISMCTS does.
 3. **Widen.** Wall Go offers about 2,000 moves a turn, far more than a second of playouts can try, so a
    node considers only its first ``k = widen_base + widen_scale * visits ** widen_power`` candidates
    (progressive widening). Candidates come in order of promise: with an engine ``evaluate`` hook, each is
@@ -242,6 +246,9 @@ class _Search:
         engine = self.engine
         node = root
         path = [root]
+        # Seats still to make a sealed choice in the step where a tree move was sealed: they cannot see
+        # it, so they choose at random, as ``sample_hidden`` redraws the sealed choices made before it.
+        blind: set[int] = set()
         while True:
             told: list[str] = []
             state = self._settle_chance(state, told)
@@ -251,16 +258,24 @@ class _Search:
             if engine.is_over(state):
                 rewards = _reward(engine.outcome(state) or [], soft=False)
                 break
-            actor = self._actor(state)
+            actors = engine.actors(state)
+            actor = self._actor(actors)
             if actor is None:
                 rewards = self._estimate(state)
                 break
+            if actor in blind and (moves := engine.legal_moves(state, actor)):
+                blind.discard(actor)
+                state, _ = engine.apply(state, actor, self.rng.choice(moves))
+                continue
+            blind.clear()
             if node is not root:
                 self._refresh(node, state, actor)
             if not node.legal:
                 rewards = self._estimate(state)
                 break
             child = self._select_or_expand(node, state, actor)
+            if len(actors) > 1 and engine.move_visible_to(state, actor, child.move) is not None:
+                blind = set(actors) - {actor}
             state, _ = engine.apply(state, actor, child.move)  # type: ignore[arg-type]
             path.append(child)
             if child.visits == 0:
@@ -291,8 +306,7 @@ class _Search:
             branch = node.children[(CHANCE, told)] = _Node(CHANCE, told)
         return branch
 
-    def _actor(self, state: State) -> int | None:
-        actors = self.engine.actors(state)
+    def _actor(self, actors: frozenset[int]) -> int | None:
         if not actors:
             return None
         # The observer commits first among simultaneous actors, so it never plans on a sealed move.

@@ -265,6 +265,71 @@ def test_the_search_plans_for_each_outcome_every_seat_is_told_of_but_not_for_a_p
     assert picks == [chosen] * 5
 
 
+class PenaltyKick(Engine):
+    """A shot against a keeper, both chosen sealed at once: a shot to the side the keeper dives to is
+    saved, any other scores; a pass back is a draw whatever the keeper does."""
+
+    slug = "penaltykick"
+    title = "Penalty kick (test game)"
+    min_players = max_players = 2
+    CHOICES = (
+        [{"shoot": "left"}, {"shoot": "right"}, {"shoot": "pass"}],
+        [{"dive": "left"}, {"dive": "right"}, {"dive": "stay"}],
+    )
+
+    def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
+        return {"chosen": [None, None]}
+
+    def actors(self, state: State) -> frozenset[int]:
+        return frozenset(seat for seat in (0, 1) if state["chosen"][seat] is None)
+
+    def chance_pending(self, state: State) -> bool:
+        return False
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        return list(self.CHOICES[seat]) if state["chosen"][seat] is None else []
+
+    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        chosen = list(state["chosen"])
+        chosen[seat] = move
+        return {"chosen": chosen}, []
+
+    def move_visible_to(self, state: State, seat: int, move: Move) -> frozenset[int] | None:
+        return frozenset({seat})
+
+    def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        chosen = [
+            rng.choice(self.CHOICES[other]) if other != seat and made is not None else made
+            for other, made in enumerate(state["chosen"])
+        ]
+        return {"chosen": chosen}
+
+    def outcome(self, state: State) -> list[float] | None:
+        shot, keeper = state["chosen"]
+        if shot is None or keeper is None:
+            return None
+        if shot["shoot"] == "pass":
+            return [1.0, 1.0]
+        return [0.0, 1.0] if shot["shoot"] == keeper["dive"] else [1.0, 0.0]
+
+
+@pytest.mark.parametrize("keeper_first", [False, True])
+def test_a_sealed_choice_is_planned_as_unseen_whether_the_others_chose_before_it_or_not(
+    keeper_first: bool,
+) -> None:
+    # Against a keeper who cannot see the shot, a shot scores two times in three and beats the sure draw
+    # of a pass. A keeper still to choose in the search's tree must not see the shot either: else the
+    # seat that commits first (seat order, in a real game) plans against a keeper who always dives the
+    # right way and passes, while a seat committing after the others plans against blind choices.
+    engine = PenaltyKick()
+    state = engine.new_state(seats=2, options={}, rng=random.Random(0))
+    if keeper_first:
+        state, _ = engine.apply(state, 1, {"dive": "left"})
+    bot = SearchBot(playouts=300, exploration=1.0)
+    shots = [bot.choose(engine, state, 0, random.Random(n)) for n in range(5)]
+    assert {"shoot": "pass"} not in shots, shots
+
+
 def test_an_outcome_gets_a_branch_of_its_own_once_it_has_come_up_a_few_times() -> None:
     # A die's faces soon do; most of the many ways to draw a deck never do, and share one branch.
     search = _Search(SearchBot(playouts=1), CoinCall(), 0, random.Random(0))
