@@ -29,10 +29,10 @@ One tree is grown for the bot's seat (the observer). Every iteration:
 5. **Back up** the reward of every seat through the path.
 
 The move played is the root child visited most; the search stops early once no other child could
-catch up with it in the budget left. Rewards lie in [0, 1]: mostly how many opponents a seat
-beats (half for a tie), plus a little for its score's place in the range, so a sure win is not traded
-for a bigger one and a lost game is still played for points. Estimated scores compare softly (a
-logistic curve of the difference), because a one-square lead in an estimate is not a sure win.
+catch up with it in the budget left. Rewards lie in [0, 1]: mostly how many opponents a seat beats (half
+for a tie; a teammate is no opponent), plus a little for its score's place in the range, so a sure win is
+not traded for a bigger one and a lost game is still played for points. Estimated scores compare softly
+(a logistic curve of the difference), because a one-square lead in an estimate is not a sure win.
 """
 
 from __future__ import annotations
@@ -58,11 +58,15 @@ MARGIN_WEIGHT = 0.1  # share of the reward that is the score's place in the rang
 NODE_WIDTH = 24  # moves ranked when a node below the root widens, unless a level asks for more
 
 
-def _reward(scores: list[float], *, soft: bool) -> list[float]:
-    """Per seat, in [0, 1]: the share of opponents it beats (ties half) plus a little for its score."""
+def _reward(scores: list[float], *, soft: bool, teams: list[list[int]] | None = None) -> list[float]:
+    """Per seat, in [0, 1]: the share of its rivals it beats (ties half) plus a little for its score.
+
+    A teammate (``Engine.teams``) is no rival: counted as a tie, it would squeeze a team's win and loss
+    closer together than a lone opponent's, and UCT would weigh that team's own results less."""
     n = len(scores)
     if n <= 1:
         return [1.0] * n
+    side = {seat: set(team) for team in teams or [] for seat in team}
     low, high = min(scores), max(scores)
     span = high - low
     # Estimates are compared on a logistic curve whose width grows with the scores' size, so "one more
@@ -70,16 +74,16 @@ def _reward(scores: list[float], *, soft: bool) -> list[float]:
     width = max(1.0, 0.05 * sum(abs(s) for s in scores))
     out = []
     for i, mine in enumerate(scores):
+        rivals = [other for j, other in enumerate(scores) if j not in side.get(i, {i})]
         beaten = 0.0
-        for j, other in enumerate(scores):
-            if j == i:
-                continue
+        for other in rivals:
             if soft:
                 beaten += 1.0 / (1.0 + math.exp(max(-60.0, min(60.0, (other - mine) / width))))
             else:
                 beaten += 1.0 if mine > other else 0.5 if mine == other else 0.0
+        share = beaten / len(rivals) if rivals else 0.5
         place = (mine - low) / span if span else 0.5
-        out.append((1.0 - MARGIN_WEIGHT) * beaten / (n - 1) + MARGIN_WEIGHT * place)
+        out.append((1.0 - MARGIN_WEIGHT) * share + MARGIN_WEIGHT * place)
     return out
 
 
@@ -192,6 +196,7 @@ class _Search:
         self.evaluate: Callable[[State], list[float]] | None = hook if callable(hook) else None
         self.iterations = 0
         self.deadline: float | None = None
+        self.teams: dict[int, list[list[int]] | None] = {}  # by seat count: Engine.teams, asked once
 
     # --- the loop -----------------------------------------------------------------------------------
     def run(self, real: State, moves: list[Move]) -> Move:
@@ -256,7 +261,7 @@ class _Search:
                 node = self._chance_branch(node, "\n".join(told))
                 path.append(node)
             if engine.is_over(state):
-                rewards = _reward(engine.outcome(state) or [], soft=False)
+                rewards = self._reward(engine.outcome(state) or [], soft=False)
                 break
             actors = engine.actors(state)
             actor = self._actor(actors)
@@ -459,12 +464,18 @@ class _Search:
                 break
             state = nxt
         outcome = engine.outcome(state)
-        return _reward(outcome, soft=False) if outcome is not None else []
+        return self._reward(outcome, soft=False) if outcome is not None else []
+
+    def _reward(self, scores: list[float], *, soft: bool) -> list[float]:
+        n = len(scores)
+        if n not in self.teams:
+            self.teams[n] = self.engine.teams(n)
+        return _reward(scores, soft=soft, teams=self.teams[n])
 
     def _estimate(self, state: State) -> list[float]:
         outcome = self.engine.outcome(state)
         if outcome is not None:
-            return _reward(outcome, soft=False)
+            return self._reward(outcome, soft=False)
         if self.evaluate is None:
             return self._leaf(state)
-        return _reward(self.evaluate(state), soft=True)
+        return self._reward(self.evaluate(state), soft=True)

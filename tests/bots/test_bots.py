@@ -349,6 +349,17 @@ def test_rewards_favour_the_leader_and_split_ties() -> None:
     assert 0.5 < soft[0] < 0.75 and soft[0] + soft[1] == pytest.approx(1.0)
 
 
+def test_a_teammate_is_no_rival_so_both_sides_of_a_two_against_one_game_play_for_the_same_stakes() -> None:
+    # The Wall for three: Jon and Mance (seats 0 and 2) against the Others (seat 1).
+    watch_win, others_win = [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]
+    assert _reward(watch_win, soft=False)[0] < 0.8  # told no sides, Jon counts Mance as a rival he ties
+    search = _Search(SearchBot(playouts=1), registry.get_engine("thewall"), 0, random.Random(0))
+    assert search._reward(watch_win, soft=False) == [1.0, 0.0, 1.0]
+    assert search._reward(others_win, soft=False) == [0.0, 1.0, 0.0]
+    estimate = search._reward([0.7, 0.3, 0.7], soft=True)
+    assert estimate[0] == estimate[2] and estimate[0] + estimate[1] == pytest.approx(1.0)
+
+
 # --- levels ---------------------------------------------------------------------------------------------
 def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
     assert list(LEVELS) == ["random", "easy", "normal", "hard"] and DEFAULT == "normal"
