@@ -28,6 +28,11 @@ def own_moves(engine: Engine, state: State, seat: int) -> list[Move]:
     return moves
 
 
+def side_of(seat: int, teams: list[list[int]] | None) -> list[int]:
+    """The seats that win and lose with ``seat``, itself included (``Engine.teams``), or it alone."""
+    return next((team for team in teams or [] if seat in team), [seat])
+
+
 class RandomBot:
     kind = "random"
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from games.bots.base import own_moves
+from games.bots.base import own_moves, side_of
 from games.bots.search import SearchBot
 from games.engines.base import Engine, Move, State
 
@@ -174,6 +174,6 @@ def _lead(scores: list[float], seat: int, teams: list[list[int]] | None) -> floa
     """``seat``'s estimate less the best estimate among the seats not on its side."""
     if seat >= len(scores):  # a random game cut off unfinished: no estimate either way
         return 0.0
-    side = next((team for team in teams or [] if seat in team), [seat])
+    side = side_of(seat, teams)
     others = [score for s, score in enumerate(scores) if s not in side]
     return scores[seat] - max(others) if others else scores[seat]

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from games.bots.base import own_moves
+from games.bots.base import own_moves, side_of
 from games.engines.base import Engine, Move, State
 
 STEP_CAP = 2_000  # a random playout longer than this is cut off and scored as a draw
@@ -66,7 +66,6 @@ def _reward(scores: list[float], *, soft: bool, teams: list[list[int]] | None = 
     n = len(scores)
     if n <= 1:
         return [1.0] * n
-    side = {seat: set(team) for team in teams or [] for seat in team}
     low, high = min(scores), max(scores)
     span = high - low
     # Estimates are compared on a logistic curve whose width grows with the scores' size, so "one more
@@ -74,7 +73,8 @@ def _reward(scores: list[float], *, soft: bool, teams: list[list[int]] | None = 
     width = max(1.0, 0.05 * sum(abs(s) for s in scores))
     out = []
     for i, mine in enumerate(scores):
-        rivals = [other for j, other in enumerate(scores) if j not in side.get(i, {i})]
+        mates = side_of(i, teams)
+        rivals = [other for j, other in enumerate(scores) if j not in mates]
         beaten = 0.0
         for other in rivals:
             if soft:
