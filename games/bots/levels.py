@@ -30,7 +30,11 @@ LEVELS: dict[str, Level] = {
     # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%. In The Wall
     # (100-300 moves) the width about halves hard's playouts, but that is not why hard falls short there:
     # ranked at normal's 24, hard ran its full 6,000 playouts a move against normal's 1,500 and won 35% of
-    # 20 (one-round breach); at 96, with the three-round breach, it won 55% of 20.
+    # 20 (one-round breach); at 96, with the three-round breach, it won 55% of 20. Budgets further apart
+    # per game would not part the levels either: where dice decide much, strength soon stops growing
+    # with playouts. Fixed budgets, two players (bench/bots.py): in The Wall 200 playouts against 15 won
+    # 58% of 12 games; in The Great Wall 200 against 15 won 79% of 12, but 2,300 at width 96 against 200
+    # only 58%.
     "hard": Level("Hard", playouts=6000, seconds=2.8, node_width=96),
 }
 DEFAULT = "normal"
