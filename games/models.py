@@ -84,6 +84,10 @@ class Match(models.Model):
     seed = models.CharField(max_length=64, blank=True, editable=False)  # server-only until the end
     seed_commitment = models.CharField(max_length=64, blank=True, editable=False)
     chance_steps = models.PositiveIntegerField(default=0, editable=False)
+    # The engine's ``rules_version`` when the match started: a record is replayed under today's rules,
+    # and this says whether those are the rules it was played under. Empty for a match not yet begun and
+    # for one from before versions were kept.
+    rules_version = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     # A rated match takes no takebacks unless its creator allowed them; an unrated one always may.
     allow_takebacks = models.BooleanField(
         default=False, help_text="Players may take back a move by consent even though the match is rated."

@@ -59,6 +59,7 @@ def match_record(match: Match) -> dict[str, Any]:
         "created_at": match.created_at.isoformat(),
         "started_at": match.started_at.isoformat() if match.started_at else None,
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        "rules_version": match.rules_version,
     }
     return records.record_build(
         match=data,

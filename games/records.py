@@ -142,6 +142,9 @@ class Verification:
     verifiable: bool
     problem: str = ""
     failed_at: str = ""
+    # The record was played under other rules than today's (the engine's ``rules_version`` differs, or
+    # the match is older than the versions): a replay that differs then says so, and no more.
+    rules_changed: bool = False
     game: str = ""
     commitment: str = ""
     seed: str = ""
@@ -180,6 +183,9 @@ def _shape_check(record: Any) -> None:
     count = match.get("seat_count")
     if type(count) is not int or not 1 <= count <= 16:
         raise RecordInvalid('The record\'s "match" needs its "seat_count", a small whole number.')
+    rules = match.get("rules_version")
+    if rules is not None and (type(rules) is not int or rules < 1):
+        raise RecordInvalid('The record\'s "rules_version" is a whole number from 1, or null.')
     for key in ("commitment", "seed"):
         if not isinstance(random_part.get(key), str):
             raise RecordInvalid(f'The record\'s "random" needs its "{key}" (a text, empty if there is none).')
@@ -256,7 +262,7 @@ def record_verify(record: dict[str, Any], *, upto: int | None = None) -> Verific
     except Exception as exc:  # an engine refusing the record's options: say so, whatever it raised
         result.problem = f"The opening position cannot be dealt from these options: {exc}"
         result.failed_at = "setup"
-        return result
+        return _rules_checked(result, engine, match)
     if upto == 0:
         result.ok, result.state = True, state
         return result
@@ -265,12 +271,32 @@ def record_verify(record: dict[str, Any], *, upto: int | None = None) -> Verific
         if not check.ok:
             result.problem, result.failed_at = check.problem, f"line {check.seq}"
             result.state = state
-            return result
+            return _rules_checked(result, engine, match)
         state = state_after
         if upto is not None and len(result.lines) >= upto:
             break
     result.ok = True
     result.state = state
+    return result
+
+
+def _rules_checked(result: Verification, engine: Engine, match: dict[str, Any]) -> Verification:
+    """A replay that differs, told apart: under today's rules it is a record that does not agree with
+    its seed; under rules changed since the match was played, the difference may be the change."""
+    played = match.get("rules_version")
+    if played == engine.rules_version:
+        return result
+    result.rules_changed = True
+    edition = (
+        f"version {played} of {engine.title}'s rules on this site"
+        if played is not None
+        else f"{engine.title}'s rules as they were before the site numbered their versions"
+    )
+    result.problem = (
+        f"This match was played under {edition}, and today's rules (version {engine.rules_version}) "
+        f"replay it differently from its {result.failed_at}. The difference may be the change of rules, "
+        f"so the replay proves nothing either way. What it found: {result.problem}"
+    )
     return result
 
 

@@ -408,6 +408,11 @@ class MatchDetailSerializer(MatchSummarySerializer):
         "again from it.",
     )
     chance_steps = serializers.IntegerField(help_text="Random steps drawn so far (step 0 is the setup).")
+    rules_version = serializers.IntegerField(
+        allow_null=True,
+        help_text="The edition of the game's rules the match was dealt under (the engine's "
+        "rules_version when it started); null before it starts, and for a match from before versions.",
+    )
     verify_url = serializers.CharField(help_text="The match's Verify the dice page.")
 
 
@@ -565,6 +570,7 @@ def match_detail_data(mv: MatchView) -> dict[str, Any]:
     data["seed_commitment"] = mv.match.seed_commitment
     data["revealed_seed"] = mv.match.seed_revealed
     data["chance_steps"] = mv.match.chance_steps
+    data["rules_version"] = mv.match.rules_version
     data["verify_url"] = reverse("match-verify", args=[mv.match.pk])
     return data
 

@@ -227,6 +227,12 @@ class Engine:
     # line on the real position, offers it only in two-seat matches, and never in a game with secrets
     # (checking a line against hidden cards would tell of them).
     forecasts: ClassVar[bool] = False
+    # Which edition of our rules a match starting now is dealt and played under (a match keeps the one it
+    # started with). Raise it with any change after which a match played before would replay differently
+    # (a decision, a preset layout, an event's wording): a record is checked against today's rules, and
+    # the version is how the check tells a changed rule from a record that was tampered with.
+    # tests/engines/test_rules_versions.py holds what each version plays, to catch a change left unraised.
+    rules_version: ClassVar[int] = 1
     _move_kinds: ClassVar[dict[str, tuple[type, ...]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -276,6 +276,7 @@ def _start(match: Match, *, present_user_id: int | None = None) -> None:
     now = timezone.now()
     match.status = Match.Status.ACTIVE
     match.started_at = now
+    match.rules_version = engine.rules_version
     if isinstance(rng, StepRandom) and rng.step == 0:
         # The setup is step 0 of the seed's streams; the commitment is public from now on.
         match.seed = rng.seed_hex

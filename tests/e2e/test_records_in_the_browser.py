@@ -1,6 +1,7 @@
 """Provable dice and game records in a real browser: the commitment while The Wall is played, the seed
-and every die drawn again once it has ended, the record downloaded, imported, replayed and verified, and
-a record with one die changed refused at that line. Real Chromium, live server."""
+and every die drawn again once it has ended, the record downloaded, imported, replayed and verified, a
+record with one die changed refused at that line, and the same record of a match played under other
+rules told as such. Real Chromium, live server."""
 
 from __future__ import annotations
 
@@ -93,6 +94,16 @@ def test_the_dice_of_a_finished_match_are_verified_downloaded_and_replayed(
     assert page.get_attribute("[data-testid=verdict]", "data-ok") == "false"
     assert f"line {seq}" in page.text_content("[data-testid=verdict]")
     assert page.locator("[data-testid=chance-row][data-ok=false]").count() == 1
+
+    # The same record from a match played before the rules were numbered: told as other rules.
+    record["match"]["rules_version"] = None
+    tampered.write_text(json.dumps(record))
+    page.goto(f"{base}/records/import/")
+    page.set_input_files("#id_file", str(tampered))
+    page.click("[data-testid=record-submit]")
+    assert page.get_attribute("[data-testid=verdict]", "data-ok") == "rules-changed"
+    verdict = page.text_content("[data-testid=verdict]")
+    assert verdict.startswith("Played under other rules") and f"line {seq}" in verdict
 
     # Not a record at all: a reason, not an error page.
     page.goto(f"{base}/records/import/")

@@ -310,3 +310,87 @@ def test_the_import_page_names_the_line_of_a_tampered_record(client, finished):
 def test_the_import_page_answers_bad_input_with_a_reason(client, body, message):
     page = client.post(reverse("record-import"), {"text": body})
     assert page.status_code == 200 and message in page.content.decode()
+
+
+# --- rules versions ---------------------------------------------------------------------------------
+
+
+def reworded(record: dict) -> dict:
+    """The record with one drawn line's last event worded otherwise, as a change of rules may word it."""
+    line = chance_line(record)
+    line["events"][-1]["text"] += " (worded otherwise)"
+    return line
+
+
+def test_a_match_keeps_the_rules_version_it_was_dealt_under(client, alice, finished):
+    assert finished.rules_version == finished.engine.rules_version
+    assert match_record(finished)["match"]["rules_version"] == finished.rules_version
+    client.force_login(alice)
+    api = client.get(reverse("api-match", args=[finished.pk])).json()
+    assert api["rules_version"] == finished.rules_version
+    waiting = services.match_create(creator=alice, game="testdice", seat_count=2)
+    assert waiting.rules_version is None  # dealt, and so versioned, when its last seat is taken
+
+
+def test_after_a_change_of_rules_a_replay_that_differs_says_so_and_proves_nothing(finished, monkeypatch):
+    monkeypatch.setattr(type(finished.engine), "rules_version", finished.rules_version + 1)
+    record = match_record(finished)
+    assert records.record_verify(record).ok  # a change that this match never met leaves it verified
+    line = reworded(record)
+    result = records.record_verify(record)
+    assert not result.ok and result.rules_changed and result.failed_at == f"line {line['seq']}"
+    assert f"version {finished.rules_version} of Dice" in result.problem
+    assert f"today's rules (version {finished.rules_version + 1})" in result.problem
+    assert "proves nothing either way" in result.problem
+
+
+def test_under_the_rules_it_was_played_under_a_record_that_differs_is_not_excused(finished):
+    record = match_record(finished)
+    reworded(record)
+    result = records.record_verify(record)
+    assert not result.ok and not result.rules_changed and "other rules" not in result.problem
+
+
+@pytest.mark.parametrize("older", ["null", "absent"])
+def test_a_match_from_before_rules_versions_that_replays_otherwise_says_so(finished, older):
+    record = match_record(finished)
+    if older == "null":
+        record["match"]["rules_version"] = None
+    else:
+        del record["match"]["rules_version"]  # a record downloaded before the field was written
+    assert records.record_verify(record).ok
+    reworded(record)
+    result = records.record_verify(records.record_load(json.dumps(record)))
+    assert not result.ok and result.rules_changed
+    assert "before the site numbered their versions" in result.problem
+
+
+@pytest.mark.parametrize("value", ["1", 0, -2, 1.5, True, [1]])
+def test_a_record_s_rules_version_is_a_whole_number_from_1_or_null(finished, value):
+    record = match_record(finished)
+    record["match"]["rules_version"] = value
+    with pytest.raises(records.RecordInvalid, match="rules_version"):
+        records.record_load(json.dumps(record))
+
+
+def test_the_pages_and_the_command_tell_a_change_of_rules_from_a_record_that_differs(client, finished):
+    # The log as an earlier edition of the rules wrote it: one drawn line worded otherwise.
+    line = chance_line(match_record(finished))
+    move = Move.objects.get(match=finished, seq=line["seq"])
+    move.events[-1]["text"] += " (worded otherwise)"
+    move.save(update_fields=["events"])
+    address = reverse("match-verify", args=[finished.pk])
+    html = client.get(address).content.decode()
+    assert 'data-ok="false"' in html and "Does not verify" in html and "other rules" not in html
+
+    Match.objects.filter(pk=finished.pk).update(rules_version=None)
+    html = client.get(address).content.decode()
+    assert 'data-ok="rules-changed"' in html and "Played under other rules" in html
+    assert 'data-ok="false"' in html  # the line itself is still marked as differing in the table
+    record = client.get(reverse("match-record", args=[finished.pk])).content.decode()
+    imported = client.post(reverse("record-import"), {"text": record}).content.decode()
+    assert 'data-ok="rules-changed"' in imported
+    err = io.StringIO()
+    with pytest.raises(SystemExit):
+        call_command("match_verify", str(finished.pk), stdout=io.StringIO(), stderr=err)
+    assert err.getvalue().startswith("Played under other rules:")

@@ -52,7 +52,10 @@ class Command(BaseCommand):
             mark = "ok" if line.ok else "DIFFERS"
             self.stdout.write(f"line {line.seq:>4} {step:>9}: {mark}: {'; '.join(line.recomputed) or '-'}")
         if not result.ok:
-            self.stderr.write(f"Does not verify at {result.failed_at}: {result.problem}")
+            if result.rules_changed:
+                self.stderr.write(f"Played under other rules: {result.problem}")
+            else:
+                self.stderr.write(f"Does not verify at {result.failed_at}: {result.problem}")
             raise SystemExit(1)
         drawn = len(result.chance_lines)
         self.stdout.write(f"Verified: {len(result.lines)} lines replayed, {drawn} random steps drawn again.")
