@@ -93,7 +93,7 @@ def test_a_game_plays_as_its_rules_version_says(slug: str) -> None:
     )
 
 
-def test_the_settings_cover_every_seat_count_and_every_choice() -> None:
+def test_the_settings_cover_every_seat_count_and_every_pair_of_choices() -> None:
     for slug in PLAYED:
         engine = registry.get_engine(slug)
         settings = _settings(engine)
