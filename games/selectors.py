@@ -204,12 +204,25 @@ def _movers_note(match: Match) -> None:
 def matches_live_key(*, user_id: Any) -> str:
     """What My matches and the header badge show changes only when this does: one aggregate over the
     user's matches. Every service that changes a match's row (a move, an expiry, a join, a chat message)
-    sets ``updated_at`` or bumps ``version`` or ``log_length`` (a deadline extended writes a log line)."""
-    row = Match.objects.filter(seats__user_id=user_id).aggregate(
-        count=Count("pk"), versions=Sum("version"), lines=Sum("log_length"), latest=Max("updated_at")
-    )
-    latest = row["latest"].timestamp() if row["latest"] else 0
-    return f"u{user_id}.{row['count']}.{row['versions'] or 0}.{row['lines'] or 0}.{latest}"
+    sets ``updated_at`` or bumps ``version`` or ``log_length`` (a deadline extended writes a log line);
+    the sum of their numbers tells one set of matches from another that a seat left and one taken
+    within the same instant would otherwise leave alike."""
+
+    def read() -> str:
+        row = Match.objects.filter(seats__user_id=user_id).aggregate(
+            count=Count("pk"),
+            ids=Sum("pk"),
+            versions=Sum("version"),
+            lines=Sum("log_length"),
+            latest=Max("updated_at"),
+        )
+        latest = row["latest"].timestamp() if row["latest"] else 0
+        sums = ".".join(str(row[name] or 0) for name in ("ids", "versions", "lines"))
+        return f"u{user_id}.{row['count']}.{sums}.{latest}"
+
+    # Kept in the cache until one of the user's matches changes (games/livekeys.py): the badge's poll
+    # on every open page, and every page's ETag, then read no row for it.
+    return livekeys.cached_key(livekeys.user_scope(user_id), read)
 
 
 def match_live_key(*, match_id: Any) -> str | None:

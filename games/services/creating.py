@@ -129,6 +129,7 @@ def match_create(
         )
         if 1 + len(bot_kinds) == seat_count:
             _start(match, present_user_id=creator.pk if present else None)
+        livekeys.user_changed(creator.pk)  # the new match joins their My matches
     return match
 
 
@@ -234,6 +235,7 @@ def seat_leave(*, match_id: Any, user: AbstractBaseUser) -> None:
         if seat is None:
             raise Forbidden("You have no seat in this match.")
         seat.delete()
+        livekeys.user_changed(user.pk)  # the match leaves their My matches
         # Close the gap so positions stay 0..n-1 in joining order.
         for position, other in enumerate(match.seats.order_by("position")):
             if other.position != position:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import notifications, signals
+from games import livekeys, notifications, signals
 from games.bots import LEVELS as bot_levels
 from games.clock import reminder_schedule
 from games.errors import Conflict, ServiceError
@@ -132,6 +132,8 @@ def seat_hand_over(
         if user is not None and match.seats.filter(user=user).exists():
             raise Conflict(f"{user.username} already has a seat in this match.")
         before = seat.player_name
+        if seat.user_id is not None:
+            livekeys.user_changed(seat.user_id)  # the match leaves their My matches
         seat.user, seat.bot = user, bot
         seat.autopilot = False
         seat.last_seen_at = None

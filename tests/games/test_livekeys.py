@@ -1,5 +1,6 @@
-"""The cached live key of a match (games/livekeys.py) is served until a change commits, never after, on
-the test suite's in-memory cache and on a real Redis alike; with the cache away, the row is read."""
+"""The cached live keys of a match and of a user's matches (games/livekeys.py) are served until a change
+commits, never after, on the test suite's in-memory cache and on a real Redis alike; with the cache away,
+the rows are read."""
 
 from __future__ import annotations
 
@@ -116,3 +117,34 @@ def test_with_the_cache_away_the_row_is_read_every_time(django_capture_on_commit
             assert row.reads == 2
     finally:
         livekeys._away_until = 0.0
+
+
+def test_a_change_to_a_match_voids_the_keys_of_everyone_seated_at_it(
+    store, started_match, alice, bob, carol, django_capture_on_commit_callbacks
+):
+    match = started_match()
+    rows = {user.username: Row(user.username) for user in (alice, bob, carol)}
+    for user in (alice, bob, carol):
+        livekeys.cached_key(livekeys.user_scope(user.pk), rows[user.username].read)
+    changed(match.pk, django_capture_on_commit_callbacks)
+    for user in (alice, bob, carol):
+        livekeys.cached_key(livekeys.user_scope(user.pk), rows[user.username].read)
+    assert {name: row.reads for name, row in rows.items()} == {"alice": 2, "bob": 2, "carol": 1}
+
+
+def test_a_seat_given_or_taken_away_voids_that_users_key(
+    store, alice, bob, django_capture_on_commit_callbacks
+):
+    rows = {user.pk: Row(user.username) for user in (alice, bob)}
+    for user in (alice, bob):
+        livekeys.cached_key(livekeys.user_scope(user.pk), rows[user.pk].read)
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        livekeys.user_changed(alice.pk)
+        # Not committed yet: the old key still stands.
+        livekeys.cached_key(livekeys.user_scope(alice.pk), rows[alice.pk].read)
+        assert rows[alice.pk].reads == 1
+    for callback in pending:
+        callback()
+    for user in (alice, bob):
+        livekeys.cached_key(livekeys.user_scope(user.pk), rows[user.pk].read)
+    assert [rows[alice.pk].reads, rows[bob.pk].reads] == [2, 1]

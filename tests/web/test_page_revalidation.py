@@ -71,13 +71,16 @@ def test_the_browser_is_told_to_ask_every_time_and_to_keep_the_page_to_itself(cl
         assert {"private", "no-cache"} <= control, url
 
 
-def test_a_move_draws_the_page_again_for_both_players(client, started_match, alice, bob, clock):
+def test_a_move_draws_the_page_again_for_both_players(
+    client, started_match, alice, bob, clock, django_capture_on_commit_callbacks
+):
     match = play_random(started_match(), moves=2)
     other = Client()
     client.force_login(alice)
     other.force_login(bob)
     tags = {alice.pk: held(client, address(match)), bob.pk: held(other, address(match))}
-    play_random(match, moves=1)
+    with django_capture_on_commit_callbacks(execute=True):  # the live keys move on as the move commits
+        play_random(match, moves=1)
     for browser, user in ((client, alice), (other, bob)):
         answer = again(browser, address(match), tags[user.pk])
         assert answer.status_code == 200, user.username
@@ -167,27 +170,68 @@ def test_a_new_time_zone_draws_the_page_again(client, started_match, alice, cloc
     assert again(client, address(match), tag).status_code == 200
 
 
-def test_my_matches_is_a_304_until_one_of_the_matches_changes(client, started_match, alice, clock):
+def test_my_matches_is_a_304_until_one_of_the_matches_changes(
+    client, started_match, alice, clock, django_capture_on_commit_callbacks
+):
     match = started_match()
     client.force_login(alice)
     url = reverse("my-matches")
     tag = held(client, url)
-    answer = again(client, url, tag)
+    with CaptureQueriesContext(connection) as queries:
+        answer = again(client, url, tag)
     assert answer.status_code == 304
     assert not answer.templates
-    play_random(match, moves=1)
+    # The user's matches' key comes from the cache: the session and the user are all a 304 reads.
+    assert not [q["sql"] for q in queries if '"games_match"' in q["sql"]]
+    with django_capture_on_commit_callbacks(execute=True):
+        play_random(match, moves=1)
     assert again(client, url, tag).status_code == 200
 
 
+def test_my_matches_shows_a_match_created_left_or_handed_over_at_the_next_load(
+    client, alice, bob, carol, clock, django_capture_on_commit_callbacks
+):
+    """The services that seat a player or unseat one without the match's other players noticing move
+    the player's own key on: My matches is drawn again at once, not when the cached key expires."""
+    client.force_login(alice)
+    url = reverse("my-matches")
+    tag = held(client, url)
+    with django_capture_on_commit_callbacks(execute=True):
+        table = services.match_create(creator=alice, game="wallgo", seat_count=2, name="Alice's table")
+    answer = again(client, url, tag)
+    assert answer.status_code == 200 and "Alice&#x27;s table" in answer.content.decode()
+    tag = answer["ETag"]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_leave(match_id=table.pk, user=alice)
+    answer = again(client, url, tag)
+    assert answer.status_code == 200 and "Alice&#x27;s table" not in answer.content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match = services.match_create(creator=alice, game="wallgo", seat_count=2, name="Handed over")
+        services.seat_join(match_id=match.pk, user=bob)
+    tag = held(client, url)
+    assert "Handed over" in client.get(url).content.decode()
+    carols = Client()
+    carols.force_login(carol)
+    carols_tag = held(carols, url)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_hand_over(match_id=match.pk, position=0, reason="Alice asked for it.", user=carol)
+    answer = again(client, url, tag)
+    assert answer.status_code == 200 and "Handed over" not in answer.content.decode()
+    answer = again(carols, url, carols_tag)
+    assert answer.status_code == 200 and "Handed over" in answer.content.decode()
+
+
 def test_the_header_count_of_a_match_page_follows_the_players_other_matches(
-    client, started_match, alice, clock
+    client, started_match, alice, clock, django_capture_on_commit_callbacks
 ):
     """The page's header counts the matches awaiting the player: another match's move changes it."""
     match = started_match()
     elsewhere = started_match()
     client.force_login(alice)
     tag = held(client, address(match))
-    play_random(elsewhere, moves=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_random(elsewhere, moves=1)
     assert again(client, address(match), tag).status_code == 200
 
 
