@@ -14,6 +14,8 @@ whole middleware stack, a session in the database as a browser has, no sockets, 
 - ``--requests`` loads of the match page (``GET /matches/{id}/``) of the long match, as the player
   to move and as the other player, in turn;
 - the same two pages asked for again with the ETag of the copy the browser holds, each a 304;
+- the match page of a new position as the player to move, after the opponent's move (played outside
+  the measurement): the board drawn anew, with the legal moves its script offers;
 - moves over the API (``POST /api/matches/{id}/moves/``) in a match played back and forth.
 
 Each kind runs under its own profiler after a few unmeasured requests (templates loaded, the cache
@@ -42,6 +44,7 @@ import random  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from datetime import timedelta  # noqa: E402
+from typing import NamedTuple  # noqa: E402
 
 from bench.common import site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
@@ -92,14 +95,15 @@ def _prepare(history: int) -> dict:
     return {"players": (a, b), "long": long, "played": played, "tokens": tokens}
 
 
-def _planned_games(engine, *, moves: int) -> tuple[list, list]:
-    """Two more players (kept off the first two's My matches) and their matches with the moves planned:
-    ([player], [(id, [(version, (seat, move))])]), at least ``moves`` moves in all."""
+def _planned_games(engine, *, moves: int, label: str) -> tuple[list, list]:
+    """Two more players (kept off the first two's My matches; ``label`` tells their names apart) and
+    their matches with the moves planned: ([player], [(id, [(version, (seat, move))])]), at least
+    ``moves`` moves in all."""
     from django.contrib.auth import get_user_model
 
     from games import services
 
-    run = f"g{int(time.time())}"
+    run = f"{label}{int(time.time())}"
     a, b = (
         get_user_model().objects.create_user(username=f"{run}-{side}", email=f"{run}-{side}@bench.invalid")
         for side in "ab"
@@ -120,21 +124,40 @@ def _planned_games(engine, *, moves: int) -> tuple[list, list]:
     return [a, b], games
 
 
-def _profiled(kind: str, send: Callable[[int], int], requests: int, top: int) -> None:
+class Kind(NamedTuple):
+    name: str
+    send: Callable[[int], int]
+    # Run before each request and left out of its measurement: what the request is to find.
+    before: Callable[[int], None] | None = None
+
+    def warm_up(self) -> None:
+        for number in range(WARM_UP):
+            self.prepare(-1 - number)
+            self.send(-1 - number)
+
+    def prepare(self, number: int) -> None:
+        if self.before is not None:
+            self.before(number)
+
+
+def _profiled(kind: Kind, requests: int, top: int) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    for number in range(WARM_UP):
-        send(-1 - number)
+    kind.warm_up()
     # CPU time of this process: on a shared machine, waiting for PostgreSQL (its own process) or for a
     # core would otherwise swamp what the site's code costs.
     profiler = cProfile.Profile(time.process_time)
+    queried = 0
     with CaptureQueriesContext(connection) as queries:
-        profiler.enable()
         for number in range(requests):
-            send(number)
-        profiler.disable()
-    print(f"\n=== {kind}: {requests} requests, {len(queries) / requests:.1f} queries each; CPU seconds:")
+            kind.prepare(number)
+            already = len(queries)
+            profiler.enable()
+            kind.send(number)
+            profiler.disable()
+            queried += len(queries) - already
+    print(f"\n=== {kind.name}: {requests} requests, {queried / requests:.1f} queries each; CPU seconds:")
     for order in ("tottime", "cumulative"):
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)
@@ -146,16 +169,18 @@ def _profiled(kind: str, send: Callable[[int], int], requests: int, top: int) ->
         print("\n".join(line for line in table[start:] if line.strip()))
 
 
-def _timed(kind: str, send: Callable[[int], int], requests: int) -> None:
+def _timed(kind: Kind, requests: int) -> None:
     """The same requests without the profiler: what they cost for real, in time and in this process's
     CPU (the rest is PostgreSQL's and Redis's work, and waiting for them or for a core)."""
-    for number in range(WARM_UP):
-        send(-1 - number)
-    began, cpu = time.perf_counter(), time.process_time()
+    kind.warm_up()
+    wall = cpu = 0.0
     for number in range(requests):
-        send(number)
-    wall = (time.perf_counter() - began) / requests * 1000
-    print(f"{kind:<28} {wall:8.2f} ms {(time.process_time() - cpu) / requests * 1000:8.2f} ms")
+        kind.prepare(number)
+        began, began_cpu = time.perf_counter(), time.process_time()
+        kind.send(number)
+        wall += time.perf_counter() - began
+        cpu += time.process_time() - began_cpu
+    print(f"{kind.name:<34} {wall / requests * 1000:8.2f} ms {cpu / requests * 1000:8.2f} ms")
 
 
 def main() -> int:
@@ -190,25 +215,45 @@ def main() -> int:
 
         # Games planned beforehand (Wall Go has no chance: the planned position is the server's), so
         # that choosing a move costs the profiled loop nothing.
-        movers, games = _planned_games(engine, moves=2 * (args.requests + WARM_UP))
-        for user in movers:
+        movers, games = _planned_games(engine, moves=2 * (args.requests + WARM_UP), label="g")
+        lookers, looked_at = _planned_games(engine, moves=2 * (args.requests + WARM_UP), label="h")
+        for user in (*movers, *lookers):
             clients[user.pk] = Client()
             made["tokens"][user.pk] = Token.objects.create(user=user).key
+        for user in lookers:
+            clients[user.pk].force_login(user)
 
-        def move(_: int) -> int:
-            game = games[0]
-            match_id, plan = game
+        def play(players: list, planned: list) -> tuple[int, int | None]:
+            """The next planned move over the API: (the match, the seat to move after it, if any)."""
+            match_id, plan = planned[0]
             version, (seat, chosen) = plan.pop(0)
             if not plan:
-                games.pop(0)
-            user = movers[seat]
+                planned.pop(0)
+            user = players[seat]
             response = clients[user.pk].post(
                 f"/api/matches/{match_id}/moves/",
                 data={"move": engine.format_move(chosen), "version": version},
                 content_type="application/json",
                 HTTP_AUTHORIZATION=f"Token {made['tokens'][user.pk]}",
             )
-            return check(response, 201)
+            check(response, 201)
+            return match_id, (plan[0][1][0] if plan else None)
+
+        def move(_: int) -> int:
+            play(movers, games)
+            return 201
+
+        new_position: list[tuple[int, int]] = []
+
+        def opponent_moves(_: int) -> None:
+            match_id, seat = play(lookers, looked_at)
+            while seat is None:  # that move ended the match: the next one's first
+                match_id, seat = play(lookers, looked_at)
+            new_position[:] = [(match_id, seat)]
+
+        def new_position_page(_: int) -> int:
+            ((match_id, seat),) = new_position
+            return check(clients[lookers[seat].pk].get(f"/matches/{match_id}/"))
 
         held: dict[tuple[int, str], str] = {}
 
@@ -230,17 +275,18 @@ def main() -> int:
             return again((a, b)[number % 2], f"/matches/{made['long']}/")
 
         kinds = [
-            ("My matches", my_matches),
-            ("My matches, copy held (304)", my_matches_again),
-            ("match page (both seats)", match_page),
-            ("match page, copy held (304)", match_page_again),
-            ("move (API)", move),
+            Kind("My matches", my_matches),
+            Kind("My matches, copy held (304)", my_matches_again),
+            Kind("match page (both seats)", match_page),
+            Kind("match page, copy held (304)", match_page_again),
+            Kind("match page, new position, to move", new_position_page, before=opponent_moves),
+            Kind("move (API)", move),
         ]
-        print(f"Without the profiler, mean per request: {'time':>11} {'CPU':>11}")
-        for kind, send in kinds:
-            _timed(kind, send, args.requests)
-        for kind, send in kinds:
-            _profiled(kind, send, args.requests, args.top)
+        print(f"Without the profiler, mean per request:\n{'':34} {'time':>11} {'CPU':>11}")
+        for kind in kinds:
+            _timed(kind, args.requests)
+        for kind in kinds:
+            _profiled(kind, args.requests, args.top)
     return 0
 
 

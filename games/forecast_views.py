@@ -188,10 +188,7 @@ def forecast_board(request: HttpRequest, match_id: int) -> JsonResponse:
     mover = position.to_move
     moves: list[dict[str, Any]] = []
     if mover is not None and len(position.line) < MAX_DEPTH:
-        moves = [
-            selectors.move_choice(engine=engine, view=view, seat=mover, move=move)
-            for move in engine.legal_moves(position.state, mover)
-        ]
+        moves = selectors.legal_choices(engine=engine, state=position.state, view=view, seat=mover)
     if len(position.line) >= MAX_DEPTH:
         prompt = f"A line has at most {MAX_DEPTH} moves: add it now."
     elif mover is None:

@@ -452,11 +452,28 @@ def replay_suggestion(*, match: Match, position: int | None, move: ReplayMove) -
     return Suggestion(svg=engine.render_svg(view, move.seat, interactive=True), choice=choice)
 
 
-def move_choice(*, engine: Engine, view: dict[str, Any], seat: int, move: dict[str, Any]) -> dict[str, Any]:
+def legal_choices(
+    *, engine: Engine, state: dict[str, Any], view: dict[str, Any], seat: int
+) -> list[dict[str, Any]]:
+    """The seat's legal moves in ``state`` as the board script needs them (see move_choice)."""
+    return [
+        move_choice(engine=engine, view=view, seat=seat, move=move, listed=True)
+        for move in engine.legal_moves(state, seat)
+    ]
+
+
+def move_choice(
+    *, engine: Engine, view: dict[str, Any], seat: int, move: dict[str, Any], listed: bool = False
+) -> dict[str, Any]:
     """A move as the board script needs it (the match page's legal moves, a conditional line being
     planned, the analysis's suggestion): its clicks, its notation and, when the engine has any, the
-    shapes to draw while it is chosen but not sent (from this seat's view only)."""
-    choice: dict[str, Any] = {"path": engine.click_path(move), "text": engine.format_move(move)}
+    shapes to draw while it is chosen but not sent (from this seat's view only). ``listed``: the move
+    comes from the engine's own ``legal_moves``, so its shape needs no check."""
+    if listed:
+        path, text = engine.listed_click_path(move), engine.listed_notation(move)
+    else:
+        path, text = engine.click_path(move), engine.format_move(move)
+    choice: dict[str, Any] = {"path": path, "text": text}
     preview = engine.move_preview(view, seat, move)
     if preview:
         choice["preview"] = preview

@@ -425,10 +425,9 @@ def _board_part(mv: selectors.MatchView) -> dict[str, Any]:
     svg = engine.render_svg(mv.view, mv.viewer_position, interactive=mv.my_turn)
     if not mv.my_turn:
         return {"svg": svg, "choices": "", "actions": []}
-    choices = [
-        selectors.move_choice(engine=engine, view=mv.view, seat=mv.viewer_position, move=m)
-        for m in engine.legal_moves(match.engine_state, mv.viewer_position)
-    ]
+    choices = selectors.legal_choices(
+        engine=engine, state=match.engine_state, view=mv.view, seat=mv.viewer_position
+    )
     offered = {target for choice in choices for target in choice["path"]}
     actions = [a for a in engine.board_actions(mv.view, mv.viewer_position) if a[0] in offered]
     return {"svg": svg, "choices": json_script(choices, "legal-moves"), "actions": actions}

@@ -293,6 +293,9 @@ def _check_position(
         clicks = engine.click_path(candidate)
         assert isinstance(clicks, list) and clicks, f"{where}: click_path({candidate}) is {clicks!r}"
         assert all(isinstance(c, str) and c for c in clicks), f"{where}: click_path({candidate}) {clicks}"
+        # The page names listed moves past the door's check: the same names as through it.
+        assert engine.listed_notation(candidate) == text, f"{where}: listed_notation({candidate})"
+        assert engine.listed_click_path(candidate) == clicks, f"{where}: listed_click_path({candidate})"
 
     pool = seen.setdefault(seat, [])
     stale = [m for m in sampler.sample(pool, min(4, len(pool))) if m not in listed]

@@ -582,7 +582,7 @@ def legal_moves_data(mv: MatchView) -> dict[str, Any]:
     if mv.my_turn:
         engine = mv.match.engine
         moves = [
-            {"notation": engine.format_move(move), "move": move}
+            {"notation": engine.listed_notation(move), "move": move}
             for move in engine.legal_moves(mv.match.engine_state, mv.viewer_position)
         ]
     return {

@@ -193,6 +193,8 @@ def _wall(square: str, side: str) -> str:
 
 def canonical_wall(text: str) -> str:
     """``c4s`` -> ``c3n``; raises IllegalMove for anything that is not an interior wall."""
+    if text in EDGE_SET:  # already canonical, as every listed move's wall is: no pattern to match
+        return text
     match = re.fullmatch(r"([a-z]\d{1,2})([nesw])", text.strip().lower())
     if match is None:
         raise IllegalMove(f"Write a wall as a square and a side, such as c3n; {TURN_HINT}")
@@ -591,11 +593,16 @@ def _first_to_play(state: State) -> int:
 
 def _shape(move: Any) -> str:
     """'place' or 'turn' for a well-formed move dict; anything else is refused with a reason."""
+    # Counted keys and typed look-ups: the board's script names every legal move, some 2,000 a turn.
     if isinstance(move, dict):
-        keys = move.keys()
-        if keys == {"place"} and isinstance(move["place"], str):
+        if len(move) == 1 and isinstance(move.get("place"), str):
             return "place"
-        if keys == {"from", "to", "wall"} and all(isinstance(v, str) for v in move.values()):
+        if (
+            len(move) == 3
+            and isinstance(move.get("from"), str)
+            and isinstance(move.get("to"), str)
+            and isinstance(move.get("wall"), str)
+        ):
             return "turn"
     raise IllegalMove(f"That is not a Wall Go move. {PLACE_HINT} {TURN_HINT}")
 
