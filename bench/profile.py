@@ -216,7 +216,8 @@ def main() -> int:
         # Games planned beforehand (Wall Go has no chance: the planned position is the server's), so
         # that choosing a move costs the profiled loop nothing.
         movers, games = _planned_games(engine, moves=2 * (args.requests + WARM_UP), label="g")
-        lookers, looked_at = _planned_games(engine, moves=2 * (args.requests + WARM_UP), label="h")
+        # A page a move, for the timed and the profiled run; a move that ends a match needs one more.
+        lookers, looked_at = _planned_games(engine, moves=3 * (args.requests + WARM_UP), label="h")
         for user in (*movers, *lookers):
             clients[user.pk] = Client()
             made["tokens"][user.pk] = Token.objects.create(user=user).key
