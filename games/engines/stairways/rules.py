@@ -1246,7 +1246,8 @@ class Stairways(Engine):
     notation_example = "H5 c3e-c4e (a heart slides a wall), D7 e4 (a jewel on e4), bid S7, claim S, end"
     # 2: the classic first game for three starts its single rat in the den (e5), not in the rat hole c3.
     # 3: the maze's first game for three brings the walls c8e and h3n.
-    rules_version = 3
+    # 4: the maze's recommended set for three goes without the walls b8e and h2n (the first game keeps them).
+    rules_version = 4
     move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
         **dict.fromkeys(
             (
