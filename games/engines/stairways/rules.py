@@ -1247,7 +1247,8 @@ class Stairways(Engine):
     # 2: the classic first game for three starts its single rat in the den (e5), not in the rat hole c3.
     # 3: the maze's first game for three brings the walls c8e and h3n.
     # 4: the maze's recommended set for three goes without the walls b8e and h2n (the first game keeps them).
-    rules_version = 4
+    # 5: so does the classic one.
+    rules_version = 5
     move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
         **dict.fromkeys(
             (
