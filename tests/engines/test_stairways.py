@@ -288,6 +288,22 @@ def test_with_two_players_one_treasure_cannot_gather_both_of_a_players_heroes(na
     assert set(layout["walls"]) - set(first_game) == {"c1n", "g6e"}
 
 
+@pytest.mark.parametrize("name", list(layouts.PRESETS))
+def test_with_three_players_every_stairway_sees_two_heroes_so_greens_pair_can_be_drawn_away(
+    name: str,
+) -> None:
+    # Green's stairway, on the mirror's axis, has two heroes of its own in the recommended set: one
+    # treasure there brought both up. Without the walls b8e and h2n (which the first game keeps) orange's
+    # stairway sees f8 and blue's h6 as well, so each of green's heroes is in sight of another stairway.
+    layout = layouts.preset(name, 3, "recommended")
+    walls = board.walls_mask(layout["walls"])
+    seen = {
+        st: {h for h in layout["heroes"] if board.in_sight(st, h, walls, False)} for st in layout["stairways"]
+    }
+    assert seen == {"a8": {"a6", "f8"}, "h1": {"f1", "h6"}, "h8": {"h6", "f8"}}
+    assert {"b8e", "h2n"} <= set(layouts.preset(name, 3, "first_game")["walls"])
+
+
 @pytest.mark.parametrize(("name", "seats"), PRESET_CASES)
 @pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
 def test_under_the_row_rule_no_hero_starts_in_sight_of_another_players_hero(
