@@ -66,7 +66,8 @@ clean:
 # change that moves a game's balance, FORGET="stairways ..." plays that game's tables again from scratch.
 # balance-random: the same tables with uniform random moves, in a minute.
 WORKERS ?= 2
-BALANCE = bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended --games 100
+BALANCE = bench/balance.py --all --option layout=classic,maze --option pieces=first_game,recommended --pool pieces \
+  --games 100
 balance: install
 	$(BIN)/python $(BALANCE) --bot normal@375 --record docs/balance-games.jsonl --workers $(WORKERS) \
 	  --markdown docs/balance.md $(foreach slug,$(FORGET),--forget $(slug))

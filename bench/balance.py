@@ -5,6 +5,7 @@ how long they last, and optionally what happens to a House that never bids.
     python bench/balance.py --slug wildlings [--slug ...] [--players 4 ...] [--option key=value ...]
                             [--bot normal|normal@375] [--seed S] [--never-bids SEAT|rotate] [--bid-key bid]
                             [--record games.jsonl [--tables-only] [--forget SLUG ...]] [--show NUMBER]
+                            [--pool KEY]
 
 Run from the repository root; it needs neither Django nor an installed package (a pure library, like the
 engines and the bots). ``make balance`` adds games to ``docs/balance.md`` (normal bots, a record that grows)
@@ -16,7 +17,10 @@ that have it; ``key=a,b`` runs each value, and several keys run every combinatio
 ``--option layout=classic,maze --option pieces=first_game,recommended``). The ``--bot`` level (``normal``
 by default) plays every seat; ``--bot normal@375`` plays its search at a fixed 375 playouts a move with no
 time limit, so the games repeat on any machine and cost the same everywhere. All the games of all
-settings are spread over ``--workers`` processes.
+settings are spread over ``--workers`` processes. ``--pool KEY`` also reports the tables that differ
+only in option KEY taken together, each after its parts: Walls and Stairways' two piece sets of a layout
+make up one preset, whose every seat should win within ten points of its fair share (and with four
+players the two sets are the same pieces, so their tables are two samples of one game).
 Every game is seeded by its number, so two runs with the same arguments deal the same games; the search
 levels also stop on a time limit, so their choices repeat exactly only on an equally fast machine.
 
@@ -78,6 +82,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -320,6 +325,8 @@ class Summary:
     special_score: float = 0.0  # wins plus draw shares of the NeverBids seat
     special_games: int = 0
     seconds: float = 0.0  # the games' own time, summed over workers
+    results: list[GameResult] = field(default_factory=list, repr=False)
+    pooled: str = ""  # for a table that takes others together: which ("pieces first_game and recommended")
 
     def rate(self, seat: int) -> float:
         return (self.wins[seat] + self.draws[seat]) / self.finished if self.finished else 0.0
@@ -355,7 +362,13 @@ def summarise(setting: Setting, games: int, results: list[GameResult]) -> Summar
     engine = registry.get_engine(setting.slug)
     n = setting.players
     summary = Summary(
-        setting, games, wins=[0.0] * n, draws=[0.0] * n, score_sums=[0.0] * n, sides=_sides(engine, n)
+        setting,
+        games,
+        wins=[0.0] * n,
+        draws=[0.0] * n,
+        score_sums=[0.0] * n,
+        sides=_sides(engine, n),
+        results=list(results),
     )
     party = list(range(n))
     for index, side in enumerate(summary.sides):
@@ -392,6 +405,38 @@ def summarise(setting: Setting, games: int, results: list[GameResult]) -> Summar
         summary.moves.append(result.moves)
     summary.stats = dict(stats)
     return summary
+
+
+def with_pools(summaries: list[Summary], key: str) -> list[Summary]:
+    """``summaries``, each group of two or more that differ only in option ``key`` followed by a table of
+    its games taken together (Walls and Stairways' two piece sets of a layout make up one preset, the unit
+    its balance is judged by)."""
+
+    def group_of(setting: Setting) -> tuple[Any, ...]:
+        return setting.slug, setting.players, tuple(item for item in setting.options if item[0] != key)
+
+    groups: dict[tuple[Any, ...], list[Summary]] = defaultdict(list)
+    for summary in summaries:
+        if key in dict(summary.setting.options):
+            groups[group_of(summary.setting)].append(summary)
+    out: list[Summary] = []
+    for summary in summaries:
+        out.append(summary)
+        group = groups.get(group_of(summary.setting), [])
+        if len(group) < 2 or summary is not group[-1]:
+            continue
+        values = [dict(member.setting.options)[key] for member in group]
+        setting = summary.setting
+        options = tuple((k, " + ".join(values) if k == key else v) for k, v in setting.options)
+        games = sum(member.games for member in group)
+        pooled = summarise(
+            Setting(setting.slug, setting.players, options),
+            games,
+            [result for member in group for result in member.results],
+        )
+        pooled.pooled = f"{key} {', '.join(values[:-1])} and {values[-1]}"
+        out.append(pooled)
+    return out
 
 
 def run_all(
@@ -592,6 +637,8 @@ def markdown(
             note += f" (of the {summary.games} asked for: the record fills up run by run)"
         each = summary.seconds / summary.played
         count = f"{summary.finished} game{'s' if summary.finished != 1 else ''}"
+        if summary.pooled:
+            count += f", the tables of {summary.pooled} above taken together"
         lines += [f"{count}{note}; {each:.1f} s of play a game.", ""]
         if not summary.finished:
             continue
@@ -608,24 +655,24 @@ def markdown(
 
 
 def overview(summaries: list[Summary]) -> list[str]:
-    """Markdown lines: every table's games and its most winning seat or side against the fair share."""
-    lines = ["| table | games | wins most | fair share |", "|---|---:|---|---:|"]
+    """Markdown lines: every table's games, its most and least winning seat or side, and the fair share."""
+    lines = ["| table | games | wins most | wins least | fair share |", "|---|---:|---|---|---:|"]
     for summary in summaries:
         setting, n = summary.setting, summary.finished
         name = ", ".join(
             [registry.get_engine(setting.slug).title, str(setting.players)] + [v for _, v in setting.options]
         )
         if not n:
-            lines.append(f"| {name} | 0 | | |")
+            lines.append(f"| {name} | 0 | | | |")
             continue
         parties = [(f"side {side.name}", side.score / n) for side in summary.sides] or [
             (_seat_name(seat), summary.rate(seat)) for seat in range(setting.players)
         ]
-        what, rate = max(parties, key=lambda party: party[1])
-        best = f"{what} {_pct(rate).strip()} ± {_error(rate, n):.1f}"
-        if summary.over(rate, len(parties)):
-            best = f"**{best}**"
-        lines.append(f"| {name} | {n} | {best} | {100 / len(parties):.0f}% |")
+        most, least = max(parties, key=itemgetter(1)), min(parties, key=itemgetter(1))
+        cells = [f"{what} {_pct(rate).strip()} ± {_error(rate, n):.1f}" for what, rate in (most, least)]
+        if summary.over(most[1], len(parties)):
+            cells[0] = f"**{cells[0]}**"
+        lines.append(f"| {name} | {n} | {cells[0]} | {cells[1]} | {100 / len(parties):.0f}% |")
     return [*lines, ""]
 
 
@@ -692,6 +739,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables-only", action="store_true", help="play nothing: the tables of the record")
     parser.add_argument("--show", type=int, default=None, metavar="NUMBER", help="one game, move by move")
     parser.add_argument(
+        "--pool", default=None, metavar="KEY", help="also the tables that differ only in KEY, taken together"
+    )
+    parser.add_argument(
         "--forget", action="append", default=[], choices=registry.slugs(), help="drop a game's recorded games"
     )
     args = parser.parse_args(argv)
@@ -712,6 +762,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"(normal@375); not {args.bot!r}."
             )
         settings = settings_for(slugs, args.players, args.option)
+        if args.pool is not None and args.pool not in {item.partition("=")[0] for item in args.option}:
+            raise BadArguments(f"--pool takes an option that --option names; not {args.pool!r}.")
         if args.show is not None and len(settings) != 1:
             raise BadArguments(f"--show plays one game of one setting; the arguments name {len(settings)}.")
         if args.never_bids not in (None, "rotate") and (
@@ -745,8 +797,9 @@ def main(argv: list[str] | None = None) -> int:
     except BadArguments as exc:
         print(exc, file=sys.stderr)
         return 2
+    shown = with_pools(base, args.pool) if args.pool is not None else base
     print()
-    for summary in base:
+    for summary in shown:
         print_summary(summary)
         print()
     print(f"Wall time {_duration(wall)} on {args.workers} worker{'s' if args.workers != 1 else ''}.")
@@ -754,7 +807,7 @@ def main(argv: list[str] | None = None) -> int:
         # The heading shows the command that fills the tables, the one to run again for more games.
         command = "python bench/balance.py " + " ".join(_filling(argv if argv is not None else sys.argv[1:]))
         text = markdown(
-            base,
+            shown,
             command=command,
             bot=args.bot,
             games=args.games,

@@ -67,8 +67,8 @@ def test_a_seat_over_sixty_percent_of_a_two_seat_game_is_marked_in_bold() -> Non
     assert "| **seat 0 (orange)** | **70.0%** | 14.5 | 0.70 |" in text
     assert "| seat 1 (blue) | 30.0% | 14.5 | 0.30 |" in text
     assert "| rounds | 9.50 a game (least 5, most 14) |" in text
-    # The overview at the top names the seat that wins most, against its fair share.
-    assert "| Wall Go, 2 | 10 | **seat 0 (orange) 70.0% ± 14.5** | 50% |" in text
+    # The overview at the top names the seats that win most and least, against the fair share.
+    assert "| Wall Go, 2 | 10 | **seat 0 (orange) 70.0% ± 14.5** | seat 1 (blue) 30.0% ± 14.5 | 50% |" in text
 
 
 def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() -> None:
@@ -83,7 +83,9 @@ def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() 
     text = balance.markdown([summary], command="c", bot="normal", games=3, seed="s", wall=1.0, workers=1)
     # The sides' names are the engine's (team_names).
     assert "| **side Watch and Mance** | **83.3%** |" in text and "| side Others | 16.7% |" in text
-    assert "| The Wall, 4 | 3 | **side Watch and Mance 83.3% ± 21.5** | 50% |" in text
+    assert (
+        "| The Wall, 4 | 3 | **side Watch and Mance 83.3% ± 21.5** | side Others 16.7% ± 21.5 | 50% |" in text
+    )
 
 
 def test_options_run_every_combination_for_the_games_that_have_them() -> None:
@@ -95,6 +97,42 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         ("stairways", (("layout", "classic"), ("pieces", "recommended"))),
         ("stairways", (("layout", "maze"), ("pieces", "recommended"))),
     ]
+
+
+def test_pool_takes_together_the_tables_that_differ_only_in_one_option() -> None:
+    settings = balance.settings_for(
+        ["stairways"], [3], ["layout=classic,maze", "pieces=first_game,recommended"]
+    )
+    wins = {"first_game": [0, 0, 1], "recommended": [2, 2, 0, 0]}
+    summaries = [
+        balance.summarise(
+            s,
+            4,
+            [_result(s, n, [w], {"all_zero": 0.0}) for n, w in enumerate(wins[dict(s.options)["pieces"]])],
+        )
+        for s in settings
+    ]
+    shown = balance.with_pools(summaries, "pieces")
+    # Each layout's two tables, then both together, in the order the settings came.
+    assert [s.setting.options for s in shown] == [
+        (("layout", "classic"), ("pieces", "first_game")),
+        (("layout", "classic"), ("pieces", "recommended")),
+        (("layout", "classic"), ("pieces", "first_game + recommended")),
+        (("layout", "maze"), ("pieces", "first_game")),
+        (("layout", "maze"), ("pieces", "recommended")),
+        (("layout", "maze"), ("pieces", "first_game + recommended")),
+    ]
+    pooled = shown[2]
+    assert (pooled.games, pooled.finished) == (8, 7)
+    assert [pooled.rate(seat) for seat in range(3)] == pytest.approx([4 / 7, 1 / 7, 2 / 7])
+    text = balance.markdown(shown, command="c", bot="normal", games=4, seed="s", wall=1.0, workers=1)
+    assert "### 3 players, layout classic, pieces first_game + recommended" in text
+    assert "7 games, the tables of pieces first_game and recommended above taken together (of the 8" in text
+    row = "| Walls and Stairways, 3, classic, first_game + recommended | 7 | seat 0 (orange) 57.1% ± 18.7 |"
+    assert row in text
+    # Tables without the option, or alone in their group, stay as they are.
+    alone = balance.summarise(balance.Setting("wallgo", 2), 1, [])
+    assert balance.with_pools([alone, summaries[0]], "pieces") == [alone, summaries[0]]
 
 
 @pytest.mark.parametrize(
@@ -109,6 +147,7 @@ def test_options_run_every_combination_for_the_games_that_have_them() -> None:
         (["--slug", "wallgo", "--bot", "expert"], "not 'expert'"),
         (["--slug", "wallgo", "--show", "1"], "--show plays one game of one setting; the arguments name 3"),
         (["--slug", "wallgo", "--tables-only"], "--tables-only and --forget work on the games of a --record"),
+        (["--slug", "stairways", "--pool", "pieces"], "--pool takes an option that --option names"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(
