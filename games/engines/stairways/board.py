@@ -16,7 +16,8 @@ that a rule asks a set or bitmask question: walls are a bitmask over the edges (
 from __future__ import annotations
 
 import re
-from functools import cache
+from collections.abc import Mapping
+from functools import cache, lru_cache
 
 SIZE = 8
 FILES = "abcdefgh"
@@ -313,8 +314,12 @@ def route(a: str, b: str, walls: int, true_los: bool) -> list[str]:
     return sorted(between, key=lambda sq: (abs(XY[sq][0] - ax) + abs(XY[sq][1] - ay), INDEX[sq]))
 
 
-def distances(start: str, walls: int) -> dict[str, int]:
-    """Steps from ``start`` to every square reachable without crossing a wall."""
+# The search bots ask this of the same few wall layouts thousands of times a move (the rats' noses, the
+# evaluation); a few thousand answers of 64 squares each are some megabytes.
+@lru_cache(maxsize=4096)
+def distances(start: str, walls: int) -> Mapping[str, int]:
+    """Steps from ``start`` to every square reachable without crossing a wall. The answer is shared
+    between callers: read it, never change it."""
     dist = {start: 0}
     frontier = [start]
     while frontier:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from games.engines.base import (
@@ -674,7 +675,7 @@ def _rat_options(state: State) -> list[tuple[int, list[str]]]:
     if not hero_squares:
         return []
     masks = _masks(state)
-    maps: dict[str, tuple[int, dict[str, int]]] = {}
+    maps: dict[str, tuple[int, Mapping[str, int]]] = {}
     for sq in hero_squares:
         board, local = split(sq)
         maps[sq] = (board, distances(local, masks[board]))
