@@ -7,9 +7,9 @@ list of legal moves and no rule is written twice.
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
+import pickle
 import random
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -103,6 +103,13 @@ class SvgRenderer(Protocol):
 # A prompt names other players by seat; the site puts each player's name in the placeholder's place
 # (engines know seats, not people).
 _PLACEHOLDER = "{{seat{}}}"
+
+
+def plain_copy(data: Any) -> Any:
+    """A deep copy of plain data (a state, a view): pickle's round trip, several times faster than
+    ``copy.deepcopy``, which the search bots would otherwise pay for at every step. It only ever reads
+    what it has just written, never input (hence the nosec)."""
+    return pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))  # nosec B301
 
 
 def seat_placeholder(seat: int) -> str:
@@ -416,7 +423,7 @@ class Engine:
         Search bots plan over such samples, and the conformance test checks that the view and the SVG
         of ``seat`` are the same for every sample (non-interference). Games without secrets keep this.
         """
-        return copy.deepcopy(state)
+        return plain_copy(state)
 
     def prompt(self, view: View, seat: int | None) -> str:
         """One sentence for the step at hand as ``seat`` sees it (None: a spectator), shown above the board.

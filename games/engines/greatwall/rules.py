@@ -15,12 +15,22 @@ into a Tower, then a War Machine shot, then saving Killed soldiers) are tasks pu
 from __future__ import annotations
 
 import math
-import pickle
 import random
 import re
 from typing import Any, ClassVar
 
-from games.engines.base import Engine, Event, IllegalMove, Move, Option, Preview, State, View, waiting_for
+from games.engines.base import (
+    Engine,
+    Event,
+    IllegalMove,
+    Move,
+    Option,
+    Preview,
+    State,
+    View,
+    plain_copy,
+    waiting_for,
+)
 from games.engines.greatwall import svg as svg_module
 from games.engines.greatwall.cards import (
     ADVISOR_COPIES,
@@ -145,12 +155,6 @@ def _plural(n: int, word: str) -> str:
 
 def _cost_text(cost: dict[str, int]) -> str:
     return ", ".join(f"{cost[r]} {r}" for r in RESOURCES if cost.get(r)) or "nothing"
-
-
-def _clone(state: State) -> State:
-    """A copy that may be changed freely (pickle is the fastest deep copy of plain data; it only ever
-    reads what it has just written, never input, hence the nosec)."""
-    return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))  # nosec B301
 
 
 def _active(state: State) -> list[int]:
@@ -1640,7 +1644,7 @@ class GreatWall(Engine):
     def resolve_chance(self, state: State, rng: random.Random) -> tuple[State, list[Event]]:
         if not self.chance_pending(state):
             raise IllegalMove("No chance step is pending.")
-        new = _clone(state)
+        new = plain_copy(state)
         chance = new["chance"]
         new["chance"] = None
         events: list[Event] = []
@@ -1750,7 +1754,7 @@ class GreatWall(Engine):
         legal = self.legal_moves(state, seat)
         if move not in legal:
             raise IllegalMove(self._why_not(state, seat, move))
-        new = _clone(state)
+        new = plain_copy(state)
         text = _format(move)
         if "command" in move:
             new["committed"][seat] = move["command"]
@@ -2041,7 +2045,7 @@ class GreatWall(Engine):
     def sample_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
         # Hidden from ``seat``: the other hands, the Advisor deck, the others' sealed Command cards and
         # which Horde cards are in the deck or set aside. Sizes are public and stay.
-        new = _clone(state)
+        new = plain_copy(state)
         others = [s for s in range(state["seats"]) if s != seat]
         pool = sorted(
             [*new["advisor_deck"], *(a for o in others for a in new["hands"][o])], key=ADVISOR_ORDER.index
@@ -2154,7 +2158,7 @@ class GreatWall(Engine):
             raise IllegalMove("The game is over.")
         if not 0 <= seat < state["seats"] or seat in state["eliminated"]:
             raise IllegalMove("That seat is not in the game.")
-        new = _clone(state)
+        new = plain_copy(state)
         new["eliminated"] = sorted([*new["eliminated"], seat])
         # Its Advisors go back into the deck unseen; its soldiers and Spearmen stay where they stand.
         new["advisor_deck"] = sorted([*new["advisor_deck"], *new["hands"][seat]], key=ADVISOR_ORDER.index)
