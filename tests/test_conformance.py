@@ -284,6 +284,8 @@ def _check_position(
 
     for candidate in [move, *sampler.sample(listed, min(OTHER_MOVES_PER_STEP, len(listed)))]:
         after, events = engine.apply(state, seat, candidate)
+        # The search bots apply listed moves past the look-up: the same position and events.
+        assert engine.apply_listed(state, seat, candidate) == (after, events), f"{where}: apply_listed"
         if deep:  # the chosen move's result is checked as the next position anyway
             _assert_json(after, where)
             _assert_events(events, game.seats, where)

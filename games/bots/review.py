@@ -166,7 +166,7 @@ def _scores(engine: Engine, state: State, rng: random.Random) -> list[float]:
         if not actors:
             break
         actor = rng.choice(actors)
-        state, _ = engine.apply(state, actor, rng.choice(engine.legal_moves(state, actor)))
+        state, _ = engine.apply_listed(state, actor, rng.choice(engine.legal_moves(state, actor)))
     return list(engine.outcome(state) or [])
 
 

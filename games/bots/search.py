@@ -270,7 +270,7 @@ class _Search:
                 break
             if actor in blind and (moves := engine.legal_moves(state, actor)):
                 blind.discard(actor)
-                state, _ = engine.apply(state, actor, self.rng.choice(moves))
+                state, _ = engine.apply_listed(state, actor, self.rng.choice(moves))
                 continue
             blind.clear()
             if node is not root:
@@ -281,7 +281,7 @@ class _Search:
             child = self._select_or_expand(node, state, actor)
             if len(actors) > 1 and engine.move_visible_to(state, actor, child.move) is not None:
                 blind = set(actors) - {actor}
-            state, _ = engine.apply(state, actor, child.move)  # type: ignore[arg-type]
+            state, _ = engine.apply_listed(state, actor, child.move)  # type: ignore[arg-type]
             path.append(child)
             if child.visits == 0:
                 rewards = self._leaf(state)
@@ -414,7 +414,7 @@ class _Search:
             if limit is not None and index % 32 == 0 and self.bot.clock() > limit:
                 scored += [(-1.0, actor, repr(m), m) for m in pool[index:]]
                 break
-            after, _ = self.engine.apply(state, actor, move)
+            after, _ = self.engine.apply_listed(state, actor, move)
             value = self._estimate(self._settle_chance(after))[actor]
             scored.append((value, actor, repr(move), move))
         # A stable sort keeps the shuffled order among moves of equal value.
@@ -444,7 +444,7 @@ class _Search:
         for actor in actors:
             moves = engine.legal_moves(state, actor)
             if moves:
-                return engine.apply(state, actor, self.rng.choice(moves))[0]
+                return engine.apply_listed(state, actor, self.rng.choice(moves))[0]
         return None
 
     def _leaf(self, state: State) -> list[float]:

@@ -1741,6 +1741,14 @@ class GreatWall(Engine):
         return _options(state, p)
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return self._apply(state, seat, move, listed=False)
+
+    def apply_listed(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return self._apply(state, seat, move, listed=True)
+
+    def _apply(self, state: State, seat: int, move: Move, *, listed: bool) -> tuple[State, list[Event]]:
+        """``listed``: the move comes from ``legal_moves`` (see Engine.apply_listed), so it is not looked
+        up among them again."""
         if state["season"] == "over":
             raise IllegalMove("The game is over.")
         if not isinstance(seat, int) or not 0 <= seat < state["seats"] or seat in state["eliminated"]:
@@ -1751,8 +1759,7 @@ class GreatWall(Engine):
             raise IllegalMove(f"That is not a move of The Great Wall. {MOVE_HINT}")
         if seat not in self.actors(state):
             raise IllegalMove("It is not your turn to act.")
-        legal = self.legal_moves(state, seat)
-        if move not in legal:
+        if not listed and move not in self.legal_moves(state, seat):
             raise IllegalMove(self._why_not(state, seat, move))
         new = plain_copy(state)
         text = _format(move)

@@ -1257,6 +1257,14 @@ class Wildlings(Engine):
         return [_decision_move(kind, o) for o in _options(state, kind, seat, pending["data"])]
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return self._apply(state, seat, move, listed=False)
+
+    def apply_listed(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return self._apply(state, seat, move, listed=True)
+
+    def _apply(self, state: State, seat: int, move: Move, *, listed: bool) -> tuple[State, list[Event]]:
+        """``listed``: the move comes from ``legal_moves`` (see Engine.apply_listed), so it is not looked
+        up among them again."""
         phase = state["phase"]
         if phase == "over":
             raise IllegalMove("The game is over.")
@@ -1268,9 +1276,10 @@ class Wildlings(Engine):
             if phase in ("orders", "bidding") and seat in self._committed(state):
                 raise IllegalMove("You have already committed; wait for the others.")
             raise IllegalMove("It is not your turn to act.")
-        wanted = _key(move)
-        if wanted is None or wanted not in {_key(m) for m in self.legal_moves(state, seat)}:
-            raise IllegalMove(self._why_not(state, seat, move))
+        if not listed:
+            wanted = _key(move)
+            if wanted is None or wanted not in {_key(m) for m in self.legal_moves(state, seat)}:
+                raise IllegalMove(self._why_not(state, seat, move))
         new = plain_copy(state)
         events: list[Event] = []
         if phase == "orders":
