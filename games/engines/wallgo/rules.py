@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from games.engines.base import Engine, Event, IllegalMove, Move, Option, State, View, waiting_for
@@ -131,27 +132,36 @@ def _destinations(src: str, tokens: dict[str, int], walls: dict[str, int], pass_
 
 def _regions(tokens: dict[str, int], walls: dict[str, int]) -> list[tuple[list[str], list[int]]]:
     """Squares connected without crossing a wall: (squares in name order, seats with tokens there)."""
-    seen: set[str] = set()
-    found = []
+    parts, part_of = _partition(frozenset(walls))
+    owners: list[set[int]] = [set() for _ in parts]
+    for square, seat in tokens.items():
+        owners[part_of[square]].add(seat)
+    return [(list(squares), sorted(seats)) for squares, seats in zip(parts, owners, strict=True)]
+
+
+# The search bots ask for the regions of the same walls again and again (a turn's end, then the
+# evaluation of the position it leaves); a few thousand partitions of 49 squares are a megabyte or two.
+@lru_cache(maxsize=4096)
+def _partition(walls: frozenset[str]) -> tuple[tuple[tuple[str, ...], ...], dict[str, int]]:
+    """The regions the walls make (each in name order, by their first square) and each square's region."""
+    part_of: dict[str, int] = {}
+    parts = []
     for start in SQUARES:
-        if start in seen:
+        if start in part_of:
             continue
-        seen.add(start)
+        part_of[start] = len(parts)
         stack = [start]
         squares = []
-        owners: set[int] = set()
         while stack:
             sq = stack.pop()
             squares.append(sq)
-            if sq in tokens:
-                owners.add(tokens[sq])
             for e, nb in NEIGHBOURS[sq]:
-                if nb not in seen and e not in walls:
-                    seen.add(nb)
+                if nb not in part_of and e not in walls:
+                    part_of[nb] = len(parts)
                     stack.append(nb)
         squares.sort(key=SQUARE_INDEX.__getitem__)
-        found.append((squares, sorted(owners)))
-    return found
+        parts.append(tuple(squares))
+    return tuple(parts), part_of
 
 
 # The evaluation hook's marker for a square two seats reach equally fast.
