@@ -589,8 +589,9 @@ def markdown(
     workers: int,
     record: Path | None = None,
 ) -> str:
-    played = sum(s.played for s in summaries)
-    seconds = sum(s.seconds for s in summaries)
+    tables = [s for s in summaries if not s.pooled]  # a pooled table's games are its parts' games
+    played = sum(s.played for s in tables)
+    seconds = sum(s.seconds for s in tables)
     if record is None:
         how = f"{games} per table, the **{bot}** bot in every seat, seed `{seed}`, made by the command below"
         how += f" in {_duration(wall)} of wall time on {workers} worker process{'es' if workers != 1 else ''}"
@@ -668,12 +669,20 @@ def overview(summaries: list[Summary]) -> list[str]:
         parties = [(f"side {side.name}", side.score / n) for side in summary.sides] or [
             (_seat_name(seat), summary.rate(seat)) for seat in range(setting.players)
         ]
-        most, least = max(parties, key=itemgetter(1)), min(parties, key=itemgetter(1))
-        cells = [f"{what} {_pct(rate).strip()} ± {_error(rate, n):.1f}" for what, rate in (most, least)]
+        most = max(parties, key=itemgetter(1))
+        # The least among the others: with two seats at 50% each the other one, with one seat none.
+        rest = [party for party in parties if party is not most]
+        least = _party_cell(min(rest, key=itemgetter(1)), n) if rest else ""
+        best = _party_cell(most, n)
         if summary.over(most[1], len(parties)):
-            cells[0] = f"**{cells[0]}**"
-        lines.append(f"| {name} | {n} | {cells[0]} | {cells[1]} | {100 / len(parties):.0f}% |")
+            best = f"**{best}**"
+        lines.append(f"| {name} | {n} | {best} | {least} | {100 / len(parties):.0f}% |")
     return [*lines, ""]
+
+
+def _party_cell(party: tuple[str, float], games: int) -> str:
+    what, rate = party
+    return f"{what} {_pct(rate).strip()} ± {_error(rate, games):.1f}"
 
 
 def _duration(seconds: float) -> str:

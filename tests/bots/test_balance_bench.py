@@ -69,6 +69,11 @@ def test_a_seat_over_sixty_percent_of_a_two_seat_game_is_marked_in_bold() -> Non
     assert "| rounds | 9.50 a game (least 5, most 14) |" in text
     # The overview at the top names the seats that win most and least, against the fair share.
     assert "| Wall Go, 2 | 10 | **seat 0 (orange) 70.0% ± 14.5** | seat 1 (blue) 30.0% ± 14.5 | 50% |" in text
+    # Two seats level: the other one wins least.
+    even = balance.summarise(setting, 2, [_result(setting, 0, [0]), _result(setting, 1, [1])])
+    assert "| Wall Go, 2 | 2 | seat 0 (orange) 50.0% ± 35.4 | seat 1 (blue) 50.0% ± 35.4 | 50% |" in (
+        balance.overview([even])
+    )
 
 
 def test_draws_are_shared_between_sides_and_sides_come_from_the_engines_teams() -> None:
@@ -125,7 +130,10 @@ def test_pool_takes_together_the_tables_that_differ_only_in_one_option() -> None
     pooled = shown[2]
     assert (pooled.games, pooled.finished) == (8, 7)
     assert [pooled.rate(seat) for seat in range(3)] == pytest.approx([4 / 7, 1 / 7, 2 / 7])
-    text = balance.markdown(shown, command="c", bot="normal", games=4, seed="s", wall=1.0, workers=1)
+    text = balance.markdown(
+        shown, command="c", bot="normal", games=4, seed="s", wall=1.0, workers=1, record=Path("games.jsonl")
+    )
+    assert "the 14 games held took" in text  # both layouts' tables, each game counted once
     assert "### 3 players, layout classic, pieces first_game + recommended" in text
     assert "7 games, the tables of pieces first_game and recommended above taken together (of the 8" in text
     row = "| Walls and Stairways, 3, classic, first_game + recommended | 7 | seat 0 (orange) 57.1% ± 18.7 |"
