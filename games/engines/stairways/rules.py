@@ -1249,7 +1249,9 @@ class Stairways(Engine):
     # 3: the maze's first game for three brings the walls c8e and h3n.
     # 4: the maze's recommended set for three goes without the walls b8e and h2n (the first game keeps them).
     # 5: so does the classic one.
-    rules_version = 5
+    # 6: with four players the maze's groups of 4 start in orange's and green's corners of the den, the
+    # giant in blue's.
+    rules_version = 6
     move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
         **dict.fromkeys(
             (
