@@ -140,8 +140,8 @@ def _regions(tokens: dict[str, int], walls: dict[str, int]) -> list[tuple[list[s
 
 
 # The search bots ask for the regions of the same walls again and again (a turn's end, then the
-# evaluation of the position it leaves); a few thousand partitions of 49 squares are a megabyte or two.
-@lru_cache(maxsize=4096)
+# evaluation of the position it leaves); a thousand partitions with their keys take some 5 MB.
+@lru_cache(maxsize=1024)
 def _partition(walls: frozenset[str]) -> tuple[tuple[tuple[str, ...], ...], dict[str, int]]:
     """The regions the walls make (each in name order, by their first square) and each square's region."""
     part_of: dict[str, int] = {}
