@@ -622,6 +622,21 @@ def test_round_trip_of_every_legal_move() -> None:
 def test_click_path_names_the_svg_targets() -> None:
     assert ENGINE.click_path({"place": "d4"}) == ["sq-d4"]
     assert ENGINE.click_path(ENGINE.parse_move("b2-c3/c4s")) == ["sq-b2", "sq-c3", "wall-c3n"]
+    # A move from outside names its wall the canonical way, as the SVG does, and an unknown square is
+    # refused, not turned into a target the board has not got.
+    assert ENGINE.click_path({"from": "b2", "to": "b2", "wall": "c2w"}) == ["sq-b2", "sq-b2", "wall-b2e"]
+    for move in ({"place": "z9"}, {"from": "b2", "to": "b9", "wall": "b2e"}, {"place": "d4", "to": "d5"}):
+        with pytest.raises(IllegalMove):
+            ENGINE.click_path(move)
+        with pytest.raises(IllegalMove):
+            ENGINE.format_move(move)
+
+
+def test_the_moves_the_engine_lists_are_named_as_any_other_move() -> None:
+    state = position(OPEN, ["a1n", "d5e"])
+    for move in ENGINE.legal_moves(state, 0):
+        assert ENGINE.listed_notation(move) == ENGINE.format_move(dict(move))
+        assert ENGINE.listed_click_path(move) == ENGINE.click_path(dict(move))
 
 
 # --- the engine contract ----------------------------------------------------------------------------

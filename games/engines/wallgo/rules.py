@@ -406,14 +406,22 @@ class WallGo(Engine):
         return {"from": _square(src), "to": _square(dest), "wall": _wall(square, side)}
 
     def format_move(self, move: Move) -> str:
-        if _shape(move) == "place":
-            return _square(move["place"])
-        return f"{_square(move['from'])}-{_square(move['to'])}/{canonical_wall(move['wall'])}"
+        return self.listed_notation(_named(move))
 
     def click_path(self, move: Move) -> list[str]:
-        if _shape(move) == "place":
+        return self.listed_click_path(_named(move))
+
+    # A listed move's squares and wall are canonical already: some 2,000 a turn are named for the board's
+    # script, so they skip the checks above.
+    def listed_notation(self, move: Move) -> str:
+        if "place" in move:
+            return move["place"]
+        return f"{move['from']}-{move['to']}/{move['wall']}"
+
+    def listed_click_path(self, move: Move) -> list[str]:
+        if "place" in move:
             return [f"sq-{move['place']}"]
-        return [f"sq-{move['from']}", f"sq-{move['to']}", f"wall-{canonical_wall(move['wall'])}"]
+        return [f"sq-{move['from']}", f"sq-{move['to']}", f"wall-{move['wall']}"]
 
     # --- what may be known --------------------------------------------------------------------------
     def public_view(self, state: State) -> View:
@@ -603,7 +611,6 @@ def _first_to_play(state: State) -> int:
 
 def _shape(move: Any) -> str:
     """'place' or 'turn' for a well-formed move dict; anything else is refused with a reason."""
-    # Counted keys and typed look-ups: the board's script names every legal move, some 2,000 a turn.
     if isinstance(move, dict):
         if len(move) == 1 and isinstance(move.get("place"), str):
             return "place"
@@ -615,6 +622,13 @@ def _shape(move: Any) -> str:
         ):
             return "turn"
     raise IllegalMove(f"That is not a Wall Go move. {PLACE_HINT} {TURN_HINT}")
+
+
+def _named(move: Any) -> Move:
+    """``move`` with its squares checked and its wall canonical, ready to be named."""
+    if _shape(move) == "place":
+        return {"place": _square(move["place"])}
+    return {"from": _square(move["from"]), "to": _square(move["to"]), "wall": canonical_wall(move["wall"])}
 
 
 def _copy(state: State) -> State:
