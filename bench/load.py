@@ -7,8 +7,9 @@
 Run from the repository root with the project's Python (.venv/bin/python). It creates the database if
 needed and migrates it, then adds one pair of players per simulated user (the largest level's number):
 for each pair a long Wall Go match (``--history`` moves already played), two idle matches with a
-three-day clock whose deadline reminders the bench makes fall due during the run, two matches the
-simulated user plays, and an open table. It starts a throw-away Redis, gunicorn, Celery workers
+three-day clock whose deadline reminders the bench makes fall due during the run, the matches the
+simulated user plays, two at a time, one after the other (their moves planned for longer than the
+run lasts), and an open table. It starts a throw-away Redis, gunicorn, Celery workers
 (e-mails written to files) and one beat sweeping every two seconds, all on loopback.
 
 Each simulated user is logged in as the first player of its pair and, as soon as its last request is
@@ -16,7 +17,8 @@ answered (a closed loop without think time: the concurrency is the number of req
 sends the next one, chosen at random by the ``--mix`` weights:
 
 - dashboard: ``GET /me/matches/`` (My matches), with the session;
-- match page: ``GET /matches/{id}/`` of one of its matches, with the session;
+- match page: ``GET /matches/{id}/`` of the long match, an idle one or one of the two it plays, with
+  the session;
 
   each page as a browser asks for it again: with the ETag of the copy it holds (If-None-Match), so
   a page that did not change is a 304 and the copy is shown; ``--no-browser-cache`` sends every load
@@ -68,8 +70,12 @@ from bench.common import Setup, cpu_times, free_port, site_on_postgres, statisti
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/wallsite_loadbench"
 P99_LIMIT_MS = 200.0
 KINDS = ("dashboard", "match page", "move")
-LIVE_MATCHES = 2  # matches each simulated user plays during the run
+LIVE_MATCHES = 2  # matches each simulated user plays at a time (and reads the pages of)
 IDLE_MATCHES = 2  # matches whose reminders fall due during the run
+# Planned moves prepared per simulated user and second of the run, over its matches: more than a user
+# makes at this mix (about 8 a second at concurrency 4 on two cores), so nobody runs out and the mix holds.
+MOVES_PER_SECOND = 12
+WARM_UP_SECONDS = 4.0
 SEED = 17
 
 
@@ -130,18 +136,27 @@ class Live:
 class User:
     session: str
     tokens: tuple[str, str]
-    pages: list[int]  # matches whose page it reads
-    live: list[Live]
+    pages: list[int]  # matches whose page it reads besides those it plays
+    live: list[Live]  # played in order, LIVE_MATCHES at a time
     rng: random.Random
     # The browser's copies: address -> the ETag of the page it holds.
     copies: dict[str, str] = field(default_factory=dict)
 
+    def playing(self) -> list[Live]:
+        """The matches in play: the first LIVE_MATCHES not yet played out (the last ones once all are)."""
+        going = [live for live in self.live if not live.broken and live.version < len(live.plan)]
+        return going[:LIVE_MATCHES] or self.live[-LIVE_MATCHES:]
+
+    def reading(self) -> list[int]:
+        """The matches whose page it reads: the long one, the idle ones and those in play."""
+        return [*self.pages, *(live.match_id for live in self.playing())]
+
     def next_move(self) -> tuple[Live, int, dict[str, Any]] | None:
-        for live in self.live:
-            if not live.broken and live.version < len(live.plan):
-                seat, move = live.plan[live.version]
-                return live, seat, move
-        return None
+        live = self.playing()[0]
+        if live.broken or live.version >= len(live.plan):
+            return None
+        seat, move = live.plan[live.version]
+        return live, seat, move
 
 
 def _plan(engine, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
@@ -155,8 +170,9 @@ def _plan(engine, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
     return plan
 
 
-def _prepare(*, users: int, history: int) -> tuple[list[User], list[int]]:
-    """Players, sessions, tokens and matches, through the site's own services; the idle matches' ids."""
+def _prepare(*, users: int, history: int, moves: int) -> tuple[list[User], list[int]]:
+    """Players, sessions, tokens and matches, through the site's own services, with at least ``moves``
+    planned moves for each user; the idle matches' ids."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
     from rest_framework.authtoken.models import Token
@@ -198,9 +214,11 @@ def _prepare(*, users: int, history: int) -> tuple[list[User], list[int]]:
         # Idle: b is to move and never reads a page, so b's reminders are e-mailed, not held back.
         waiting = [duel(b, a, move_time_limit=three_days).pk for _ in range(IDLE_MATCHES)]
         idle += waiting
-        live = [Live(match_id=duel(a, b).pk, plan=_plan(engine, rng)) for _ in range(LIVE_MATCHES)]
+        live: list[Live] = []
+        while len(live) < LIVE_MATCHES or sum(len(game.plan) for game in live) < moves:
+            live.append(Live(match_id=duel(a, b).pk, plan=_plan(engine, rng)))
         services.match_create(creator=a, game="wallgo", seat_count=2)  # an open table on the dashboard
-        pages = [long.pk, *waiting, *(game.match_id for game in live)]
+        pages = [long.pk, *waiting]
         prepared.append(User(session=session.session_key, tokens=tokens, pages=pages, live=live, rng=rng))
     # The set-up moves' e-mails are not part of the load.
     Notification.objects.filter(user__username__startswith=f"{run}-", status="pending").update(
@@ -313,7 +331,9 @@ async def _user_loop(
             cached = False
             try:
                 if kind != "move":
-                    page = "me/matches" if kind == "dashboard" else f"matches/{user.rng.choice(user.pages)}"
+                    page = (
+                        "me/matches" if kind == "dashboard" else f"matches/{user.rng.choice(user.reading())}"
+                    )
                     code, cached = await _load_page(http, user, f"/{page}/", browser_cache=args.browser_cache)
                     ok, status = code == 200 or cached, str(code)
                 else:
@@ -409,7 +429,9 @@ def _measure(
 def _page_url(users: list[User], number: int) -> tuple[int, str]:
     """The simulated user and the poll address of open page ``number``."""
     user_index = number % len(users)
-    pages = users[user_index].pages
+    user = users[user_index]
+    # An open page stays on its match: the long one, an idle one or one of the first two played.
+    pages = [*user.pages, *(live.match_id for live in user.live[:LIVE_MATCHES])]
     return user_index, f"/matches/{pages[number // len(users) % len(pages)]}/live/"
 
 
@@ -489,7 +511,9 @@ async def _open_pages(
             await http.close()
 
 
-def _warm_up(users: list[User], base: str, args: argparse.Namespace, seconds: float = 4.0) -> None:
+def _warm_up(
+    users: list[User], base: str, args: argparse.Namespace, seconds: float = WARM_UP_SECONDS
+) -> None:
     """Unmeasured requests until every gunicorn worker has loaded its code and its templates."""
 
     async def main() -> None:
@@ -657,10 +681,14 @@ def _run(args: argparse.Namespace, setup: Setup) -> int:
     feeder = None
     try:
         began = time.perf_counter()
-        users, idle = _prepare(users=max(args.levels), history=args.history)
+        run_seconds = WARM_UP_SECONDS + len(args.levels) * (args.warmup + args.seconds)
+        users, idle = _prepare(
+            users=max(args.levels), history=args.history, moves=math.ceil(MOVES_PER_SECOND * run_seconds)
+        )
         statistics_refresh()
         print(
-            f"Prepared {2 * len(users)} players and {len(users) * (LIVE_MATCHES + IDLE_MATCHES + 2)} Wall Go "
+            f"Prepared {2 * len(users)} players and "
+            f"{sum(len(user.live) + IDLE_MATCHES + 2 for user in users)} Wall Go "
             f"matches in {time.perf_counter() - began:.1f} s."
         )
         from django.db import connections
