@@ -134,7 +134,8 @@ def make_the_match_with_the_layout_editor(ann, base: str) -> str:
     ann.fill("#id_seat_count", "2")
     ann.fill("#id_name", MATCH_NAME)
     editor = ann.locator("fieldset[data-game=stairways] [data-testid=layout-editor]")
-    assert editor.is_visible()
+    # The editor is drawn by a deferred script, which may run after the game is chosen: wait for it.
+    editor.wait_for(state="visible")
     assert "Empty: the preset chosen above is used." in ann.text_content("[data-testid=layout-status]")
 
     # The preset: each player's hero two steps from home, the monsters shut in the den at the centre.
