@@ -20,9 +20,9 @@ whole middleware stack, a session in the database as a browser has, no sockets, 
 
 Each kind runs under its own profiler after a few unmeasured requests (templates loaded, the cache
 warm as a live site's is). It prints the mean milliseconds per request, in time and in CPU of the Django
-process (the rest is PostgreSQL's and Redis's part, and waiting), then for each kind the queries per
-request and the functions that took the most CPU, by their own time and with what they called.
-It asserts nothing; each run adds its own players and matches.
+process (the rest is PostgreSQL's and Redis's part, and waiting), then for each kind the queries and
+Redis commands per request and the functions that took the most CPU, by their own time and with what
+they called. It asserts nothing; each run adds its own players and matches.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() not
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
+import functools  # noqa: E402
 import io  # noqa: E402
 import os  # noqa: E402
 import pstats  # noqa: E402
@@ -44,7 +45,7 @@ import random  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from datetime import timedelta  # noqa: E402
-from typing import NamedTuple  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
 
 from bench.common import site_on_postgres, statistics_refresh  # noqa: E402  (needs the path above)
 
@@ -140,11 +141,26 @@ class Kind(NamedTuple):
             self.before(number)
 
 
+@functools.cache
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(os.environ["REDIS_URL"])
+
+
+def _redis_commands() -> int:
+    """Commands the throw-away Redis has answered so far (the cache's and the queue's alike), less
+    the INFO asking for them."""
+    stats = _redis().info("commandstats")
+    return sum(entry["calls"] for name, entry in stats.items() if name != "cmdstat_info")
+
+
 def _profiled(kind: Kind, requests: int, top: int) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     kind.warm_up()
+    commands = 0
     # CPU time of this process: on a shared machine, waiting for PostgreSQL (its own process) or for a
     # core would otherwise swamp what the site's code costs.
     profiler = cProfile.Profile(time.process_time)
@@ -152,12 +168,16 @@ def _profiled(kind: Kind, requests: int, top: int) -> None:
     with CaptureQueriesContext(connection) as queries:
         for number in range(requests):
             kind.prepare(number)
-            already = len(queries)
+            already, answered = len(queries), _redis_commands()
             profiler.enable()
             kind.send(number)
             profiler.disable()
             queried += len(queries) - already
-    print(f"\n=== {kind.name}: {requests} requests, {queried / requests:.1f} queries each; CPU seconds:")
+            commands += _redis_commands() - answered
+    print(
+        f"\n=== {kind.name}: {requests} requests, {queried / requests:.1f} queries and"
+        f" {commands / requests:.1f} Redis commands each; CPU seconds:"
+    )
     for order in ("tottime", "cumulative"):
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)

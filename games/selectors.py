@@ -260,14 +260,17 @@ def _live_key(pk: int, version: int, log_length: int, status: str, updated_at: A
     return f"m{pk}.{version}.{log_length}.{status}.{updated_at.timestamp()}"
 
 
-def next_awaiting(*, user: AbstractBaseUser, exclude_match_id: int | None = None) -> Match | None:
-    """The match where the user's move is the most urgent (the soonest deadline), other than the one
-    given: where the "Next match waiting for you" button leads."""
-    turns = turns_awaiting(user=user)
-    if exclude_match_id is not None:
-        turns = turns.exclude(match_id=exclude_match_id)
-    turn = turns.first()
-    return turn.match if turn is not None else None
+def most_urgent_awaiting(*, user: AbstractBaseUser, limit: int) -> list[Match]:
+    """Up to ``limit`` matches where the user's move is awaited, the most urgent (soonest deadline)
+    first: where the "Next match waiting for you" button leads. One query a match, since a user holding
+    several seats of a match has a turn there for each."""
+    matches: list[Match] = []
+    for _ in range(limit):
+        turn = turns_awaiting(user=user).exclude(match__in=[match.pk for match in matches]).first()
+        if turn is None:
+            break
+        matches.append(turn.match)
+    return matches
 
 
 def rematch_for(*, match: Match) -> Match | None:

@@ -81,18 +81,24 @@ def my_matches(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_matches.html", context)
 
 
-# My matches' rows and the header's count of matches awaiting the user are kept in the cache under a key
-# naming the user's matches' versions, log lengths and latest change (selectors.matches_live_key), which
-# any change to one of them moves on; the rows also under the viewer's time zone and the minute, since
-# they say "in 2 hours" and "5 minutes ago" (so an entry is of use for a minute or two only).
+# My matches' rows, the header's count of matches awaiting the user and the matches its "Next match
+# waiting for you" button may lead to are kept in the cache under a key naming the user's matches'
+# versions, log lengths and latest change (selectors.matches_live_key), which any change to one of them
+# moves on; the rows also under the viewer's time zone and the minute, since they say "in 2 hours" and
+# "5 minutes ago" (so an entry is of use for a minute or two only).
 
 MINE_SECONDS = 2 * 60
 
 
-def _mine_parts(request: HttpRequest, key: str, names: tuple[str, ...]) -> dict[str, Any]:
+def _mine_parts(
+    request: HttpRequest, key: str, names: tuple[str, ...], *, if_cached: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The named parts, read in one call and made if missing, but for those named in ``if_cached``,
+    which are left out then. ``next`` needs ``count`` named before it."""
     minute = int(timezone.now().timestamp() // 60)
     keys = {
         "count": f"page:mine-count:{key}",
+        "next": f"page:mine-next:{key}",
         "table": f"page:mine-table:{key}:{timezone.get_current_timezone_name()}:{minute}",
     }
     wanted = {name: keys[name] for name in names}
@@ -102,12 +108,19 @@ def _mine_parts(request: HttpRequest, key: str, names: tuple[str, ...]) -> dict[
     for name, part_key in wanted.items():
         if part_key in found:
             parts[name] = found[part_key]
-        elif name == "count":
-            parts[name] = made[part_key] = selectors.matches_awaiting_count(user=request.user)
+            continue
+        if name in if_cached:
+            continue
+        if name == "count":
+            part: Any = selectors.matches_awaiting_count(user=request.user)
+        elif name == "next":
+            # Two, so that the match being read can be left out; none to look for when nothing awaits.
+            urgent = selectors.most_urgent_awaiting(user=request.user, limit=2) if parts["count"] else []
+            part = [(match.pk, match.get_absolute_url(), match.display_name) for match in urgent]
         else:
             matches = selectors.matches_for_user(user=request.user)
-            table = render_to_string("games/_my_matches_table.html", {"matches": matches})
-            parts[name] = made[part_key] = table
+            part = render_to_string("games/_my_matches_table.html", {"matches": matches})
+        parts[name] = made[part_key] = part
     livekeys.cache_write(made, MINE_SECONDS)
     # The rows come back from the cache as the SafeString the template made (the cache pickles it).
     return parts
@@ -581,28 +594,21 @@ class NextMatch:
 
 
 def _header_facts(request: HttpRequest, match: Match) -> dict[str, Any]:
-    """The header's count of matches awaiting the user and the next one of them, kept in the cache
-    under the user's matches' key as My matches' count is: one aggregate query, where a count and a
-    search of the open turns were two."""
-    user = request.user
-    if not user.is_authenticated:
+    """The header's count of matches awaiting the user and the next one of them other than ``match``,
+    from the cache entries My matches' count shares: one read for both. The next match is looked for
+    only if the page shows it, which it does not on the viewer's own turn."""
+    if not request.user.is_authenticated:
         return {"next_match": None}
     key = _matches_key(request)
+    mine = _mine_parts(request, key, ("count", "next"), if_cached=("next",))
 
     def next_match() -> NextMatch | None:
-        cache_key = f"page:mine-next:{key}:{match.pk}"
-        found = livekeys.cache_read([cache_key])
-        if cache_key in found:
-            facts = found[cache_key]
-        else:
-            waiting = selectors.next_awaiting(user=user, exclude_match_id=match.pk)
-            facts = (waiting.get_absolute_url(), waiting.display_name) if waiting else ()
-            livekeys.cache_write({cache_key: facts}, MINE_SECONDS)
-        return NextMatch(*facts) if facts else None
+        urgent = mine["next"] if "next" in mine else _mine_parts(request, key, ("count", "next"))["next"]
+        return next((NextMatch(url, name) for pk, url, name in urgent if pk != match.pk), None)
 
     return {
         # Overrides the context processor's count, which would cost a query of its own.
-        "awaiting_count": _mine_parts(request, key, ("count",))["count"],
+        "awaiting_count": mine["count"],
         # Looked up only when the count says some match awaits the user (_match_head.html).
         "next_match": SimpleLazyObject(next_match),
     }

@@ -367,6 +367,37 @@ def test_after_play_a_button_leads_to_the_next_match_waiting_for_the_player(as_a
     assert 'data-testid="next-match"' not in as_alice.get(first.get_absolute_url()).content.decode()
 
 
+def test_the_next_match_waiting_is_looked_up_once_for_every_page_read_until_a_match_changes(
+    as_alice, alice, bob, carol
+):
+    urgent = services.match_create(
+        creator=alice, game="wallgo", seat_count=2, name="Urgent", move_time_limit=timedelta(hours=1)
+    )
+    services.seat_join(match_id=urgent.pk, user=bob)
+    relaxed = services.match_create(creator=alice, game="wallgo", seat_count=2, name="Relaxed")
+    services.seat_join(match_id=relaxed.pk, user=carol)
+    waiting = services.match_create(creator=bob, game="wallgo", seat_count=2, name="Waiting")
+    services.seat_join(match_id=waiting.pk, user=alice)
+    also_waiting = services.match_create(creator=carol, game="wallgo", seat_count=2, name="Also")
+    services.seat_join(match_id=also_waiting.pk, user=alice)
+
+    def next_button(match: Match) -> tuple[str | None, int]:
+        with CaptureQueriesContext(connection) as queries:
+            html = as_alice.get(match.get_absolute_url()).content.decode()
+        found = re.search(r'data-testid="next-match">Next match waiting for you: (\w+)', html)
+        searches = sum("NULLS LAST" in q["sql"] for q in queries)  # turns_awaiting's order
+        return (found.group(1) if found else None), searches
+
+    # The two most urgent are looked up (one query each), so the match being read can be left out.
+    assert next_button(waiting) == ("Urgent", 2)
+    # Not again for another page of the same matches.
+    assert next_button(urgent) == (None, 0)  # alice is to move there: no button
+    assert next_button(also_waiting) == ("Urgent", 0)
+    services.move_play(match_id=urgent.pk, user=alice, expected_version=0, text="d4")
+    # Her matches changed: looked up again (the second search finds nothing more).
+    assert next_button(waiting) == ("Relaxed", 2)
+
+
 def test_a_waiting_player_is_told_who_is_to_move_and_until_when(client, started_match, bob):
     match = started_match(move_time_limit=timedelta(days=1))
     client.force_login(bob)
