@@ -203,6 +203,9 @@ CACHES = {
         "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
     }
 }
+# Sessions stay in the database and are read from the cache, which saves every request a query; they
+# fall back on the database while the cache is away (wallsite/sessions.py).
+SESSION_ENGINE = "wallsite.sessions"
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
