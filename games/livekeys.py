@@ -1,6 +1,7 @@
 """The keys of what a match's open pages and a user's My matches show, kept in the cache (Redis) so that
 an unchanged poll reads no row of the database; and the cache reads and writes of the pages' parts
-(games/views.py), which share its fall-back when the cache is away.
+(games/views.py) and the sessions (wallsite/sessions.py), which share its fall-back when the cache is
+away.
 
 A match's key comes from its row (``selectors.match_live_key``), which every change to the page
 touches; a user's from one aggregate over the rows of the matches they sit at
@@ -75,19 +76,19 @@ def _next_generations(scopes: list[str]) -> None:
     except Exception:
         # Redis is away: the cached keys went with it, or expire within KEY_SECONDS.
         logger.warning("Could not mark %s changed in the cache", ", ".join(scopes), exc_info=True)
-        _away()
+        cache_failed()
 
 
 def cached_key(scope: int | str, read: Callable[[], Key]) -> Key:
     """The live key of a match (its number) or a user (``user_scope``): from the cache while it is good,
     else ``read()``, which is then cached."""
-    if time.monotonic() < _away_until:
+    if cache_away():
         return read()
     generation_name, key_name = _names(str(scope))
     try:
         found = cache.get_many([generation_name, key_name])
     except Exception:
-        _away()
+        cache_failed()
         return read()
     generation = str(found.get(generation_name, ""))
     stored, _, key = str(found.get(key_name, "")).partition("|")
@@ -98,32 +99,39 @@ def cached_key(scope: int | str, read: Callable[[], Key]) -> Key:
         try:
             cache.set(key_name, f"{generation}|{fresh}", KEY_SECONDS)
         except Exception:
-            _away()
+            cache_failed()
     return fresh
 
 
 def cache_read(names: list[str]) -> dict[str, Any]:
     """The entries stored under ``names`` (those found); none while the cache is away."""
-    if not names or time.monotonic() < _away_until:
+    if not names or cache_away():
         return {}
     try:
         return cache.get_many(names)
     except Exception:
-        _away()
+        cache_failed()
         return {}
 
 
 def cache_write(entries: dict[str, Any], seconds: int) -> None:
     """Store ``entries`` for ``seconds``; a cache that is away stores nothing, and the callers make
     them again."""
-    if not entries or time.monotonic() < _away_until:
+    if not entries or cache_away():
         return
     try:
         cache.set_many(entries, seconds)
     except Exception:
-        _away()
+        cache_failed()
 
 
-def _away() -> None:
+def cache_away() -> bool:
+    """Whether a cache call failed within the last ``AWAY_SECONDS``: every caller then goes without the
+    cache (the pages' parts and keys here, the sessions of wallsite/sessions.py)."""
+    return time.monotonic() < _away_until
+
+
+def cache_failed() -> None:
+    """Say that a cache call just failed (see ``cache_away``)."""
     global _away_until
     _away_until = time.monotonic() + AWAY_SECONDS

@@ -1,9 +1,13 @@
 """Sessions are read from the cache and kept in the database (wallsite/sessions.py): a request costs no
-query for its session, and with Redis away a player still logs in, plays and logs out."""
+query for its session, with Redis away a player still logs in, plays and logs out, and a Redis that
+hangs is not asked again by every request."""
 
 from __future__ import annotations
 
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -51,18 +55,44 @@ def unused_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_with_redis_away_a_player_logs_in_plays_and_logs_out(client, started_match, alice, monkeypatch):
-    match = started_match()
-    away = {
+def cache_at(port: int) -> dict:
+    return {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{unused_port()}/1",
+            "LOCATION": f"redis://127.0.0.1:{port}/1",
             "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
         }
     }
-    # The pages' fall-back (games/livekeys.py) starts and ends with this test.
+
+
+@contextmanager
+def silent_server() -> Iterator[tuple[list[socket.socket], int]]:
+    """A server that takes connections and never answers, as a Redis that hangs: yields the list of the
+    connections it has taken so far, and its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    taken: list[socket.socket] = []
+
+    def take() -> None:
+        while True:
+            try:
+                taken.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=take, daemon=True).start()
+    try:
+        yield taken, listener.getsockname()[1]
+    finally:
+        listener.close()
+        for conn in taken:
+            conn.close()
+
+
+def test_with_redis_away_a_player_logs_in_plays_and_logs_out(client, started_match, alice, monkeypatch):
+    match = started_match()
+    # The cache's fall-back (games/livekeys.py) starts and ends with this test.
     monkeypatch.setattr(livekeys, "_away_until", 0.0)
-    with override_settings(CACHES=away):
+    with override_settings(CACHES=cache_at(unused_port())):
         log_in(client, alice)
         assert client.get(reverse("my-matches")).status_code == 200
         assert client.get(match.get_absolute_url()).status_code == 200
@@ -73,3 +103,18 @@ def test_with_redis_away_a_player_logs_in_plays_and_logs_out(client, started_mat
         assert client.post(reverse("logout")).status_code == 302
         assert not Session.objects.exists()
         assert client.get(reverse("my-matches")).status_code == 302, "logged out"
+
+
+def test_a_redis_that_hangs_costs_one_request_its_timeouts_not_every_request(
+    client, started_match, alice, monkeypatch
+):
+    match = started_match()
+    monkeypatch.setattr(livekeys, "_away_until", 0.0)
+    with silent_server() as (taken, port), override_settings(CACHES=cache_at(port)):
+        log_in(client, alice)  # the first cache call times out
+        assert taken, "the cache was asked"
+        asked = len(taken)
+        for url in (reverse("my-matches"), match.get_absolute_url(), reverse("my-matches")):
+            assert client.get(url).status_code == 200
+        assert len(taken) == asked, "asked again while it was known to be away"
+        assert client.session.get("_auth_user_id") == str(alice.pk)
