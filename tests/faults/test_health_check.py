@@ -48,6 +48,19 @@ def test_a_pooled_session_serves_queries(django_db_blocker):
             connection.close_pool()
 
 
+def test_a_statement_a_session_runs_again_and_again_is_prepared_by_the_server(wrapper):
+    """Server-side binding (on by default): psycopg binds the parameters on the server and, from the
+    fifth run on one session, has it prepare the statement, so it is parsed and planned once."""
+    assert wrapper.settings_dict["OPTIONS"]["server_side_binding"] is True
+    with wrapper.cursor() as cursor:
+        for number in range(6):
+            cursor.execute("SELECT %s::int + 1", [number])
+            assert cursor.fetchone() == (number + 1,)
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any("$1::int + 1" in statement for statement in prepared), prepared
+
+
 def test_a_session_the_server_ended_is_replaced_before_the_next_request_uses_it(wrapper):
     with wrapper.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")

@@ -89,10 +89,18 @@ def database_settings(url: str, *, conn_max_age: int = 0, pool_size: int = 0) ->
         # instead of failing half-way with "database is locked".
         config["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
         config["CONN_MAX_AGE"] = 0
-    elif pool_size:
+        return config
+    options = config.setdefault("OPTIONS", {})
+    # Parameters bound by the server (psycopg's extended protocol) rather than written into the text,
+    # and a statement a session runs a sixth time prepared (psycopg's own threshold, which Django turns
+    # off for the sake of poolers): every page runs the same few, now parsed and planned once a session.
+    # Both off behind a pooler that cannot keep prepared statements (the README's "Running it for real").
+    if env_bool("DATABASE_SERVER_SIDE_BINDING", True):
+        options.update(server_side_binding=True, prepare_threshold=5)
+    if pool_size:
         # A pool hands sessions out per request; Django then keeps none itself.
         config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"] = 0, False
-        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
+        options["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
     return config
 
 

@@ -48,8 +48,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     options = DATABASES["default"].setdefault("OPTIONS", {})
     # A database that silently drops packets must fail a request in seconds, not hang it for minutes.
     options["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 5)
-    # Parameters bound by the server (psycopg's extended protocol) rather than written into the text.
-    options["server_side_binding"] = env_bool("DATABASE_SERVER_SIDE_BINDING", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
