@@ -402,9 +402,16 @@ def _measure(
     mails_before = _count_mails(mail_dir)
     marks: dict[str, Any] = {}
 
+    def readings() -> tuple[float, float, tuple[int, int], dict[int, tuple[float, bool]]]:
+        return time.perf_counter(), time.process_time(), cpu_times(), server.cpu()
+
     async def run() -> None:
+        # The CPU of the measured seconds only: after them the open pages' loops may still sleep up
+        # to a poll's interval before they stop, and that idle tail would read as a machine not busy.
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
-        marks["cpu"], marks["machine"], marks["server"] = time.process_time(), cpu_times(), server.cpu()
+        marks["start"] = readings()
+        await asyncio.sleep(max(0.0, until - time.perf_counter()))
+        marks["end"] = readings()
 
     async def main() -> None:
         loops = [
@@ -415,13 +422,13 @@ def _measure(
         await asyncio.gather(run(), *loops, pages)
 
     asyncio.run(main())
-    wall = time.perf_counter() - record_from
+    began, cpu_began, machine_began, server_began = marks["start"]
+    ended, cpu_ended, machine_ended, server_ended = marks["end"]
     result.seconds = args.seconds
-    result.client_cpu = (time.process_time() - marks["cpu"]) / wall
-    result.server_cpu, result.database_cpu = _cpu_spent(marks["server"], server.cpu())
-    busy, total = cpu_times()
-    spent = total - marks["machine"][1]
-    result.machine_cpu = (busy - marks["machine"][0]) / spent if spent else math.nan
+    result.client_cpu = (cpu_ended - cpu_began) / (ended - began)
+    result.server_cpu, result.database_cpu = _cpu_spent(server_began, server_ended)
+    spent = machine_ended[1] - machine_began[1]
+    result.machine_cpu = (machine_ended[0] - machine_began[0]) / spent if spent else math.nan
     result.mails = _count_mails(mail_dir) - mails_before
     return result
 
