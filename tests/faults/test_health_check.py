@@ -50,7 +50,7 @@ def test_a_pooled_session_serves_queries(django_db_blocker):
 
 def test_a_statement_a_session_runs_again_and_again_is_prepared_by_the_server(wrapper):
     """Server-side binding (on by default): psycopg binds the parameters on the server and, from the
-    fifth run on one session, has it prepare the statement, so it is parsed and planned once."""
+    sixth run on one session, has it prepare the statement, so it is parsed and planned once."""
     assert wrapper.settings_dict["OPTIONS"]["server_side_binding"] is True
     with wrapper.cursor() as cursor:
         for number in range(6):
