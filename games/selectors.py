@@ -94,20 +94,32 @@ def match_view_for(*, match_id: Any, user: AbstractBaseUser | None, state: bool 
 
 
 def match_log_for(
-    *, match: Match, position: int | None, first: int = 1, last: int | None = None
+    *,
+    match: Match,
+    position: int | None,
+    first: int = 1,
+    last: int | None = None,
+    seats: list[Seat] | None = None,
 ) -> list[LogLine]:
-    """The game log (lines ``first`` to ``last`` by seq) with every event filtered exactly like the view."""
+    """The game log (lines ``first`` to ``last`` by seq) with every event filtered exactly like the view.
+    ``seats``: the match's seats with their players, when the caller has read them already."""
+    if seats is None:
+        seats = list(match.seats.select_related("user"))
+    # A match has a few seats and its log hundreds of lines: its seats are named from the list, rather
+    # than joined to every line with all of their player's columns.
+    by_id = {seat.pk: seat for seat in seats}
     lines = []
     moves = match.moves.filter(seq__gte=first)
     if last is not None:
         moves = moves.filter(seq__lte=last)
-    for move in moves.select_related("seat__user").defer("state_after"):
+    for move in moves.defer("state_after"):
+        seat = by_id.get(move.seat_id)
         events = [Event.from_dict(raw) for raw in move.events]
         lines.append(
             LogLine(
                 seq=move.seq,
-                seat=move.seat.position if move.seat else None,
-                player=move.seat.player_name if move.seat else "",
+                seat=seat.position if seat else None,
+                player=seat.player_name if seat else "",
                 notation=move.notation if move.notation_readable_by(position) else "",
                 events=[event.text for event in events if event.visible_for(position)],
                 at=move.created_at,
@@ -304,22 +316,24 @@ class ReplayStep:
     line: LogLine
 
 
-def replay_step(*, match: Match, position: int | None, seq: int) -> ReplayStep | None:
+def replay_step(
+    *, match: Match, position: int | None, seq: int, seats: list[Seat] | None = None
+) -> ReplayStep | None:
     """Step ``seq`` of the match's history for the viewer at ``position``: the public view of the stored
     position plus that seat's own part of it, exactly as the match page showed it then. None when the
-    log is empty."""
+    log is empty. ``seats`` as for ``match_log_for``."""
     last = match.log_length
     if last == 0:
         return None
     seq = min(max(seq, 1), last)
-    move = match.moves.select_related("seat__user").filter(seq=seq).first()
+    move = match.moves.filter(seq=seq).only("state_after").first()
     if move is None:
         return None
     engine = match.engine
     view = engine.public_view(move.state_after)
     view["private"] = engine.private_view(move.state_after, position) if position is not None else {}
     svg = engine.render_svg(view, position, interactive=False)
-    line = match_log_for(match=match, position=position, first=seq, last=seq)[0]
+    line = match_log_for(match=match, position=position, first=seq, last=seq, seats=seats)[0]
     return ReplayStep(seq=seq, last=last, svg=svg, line=line)
 
 

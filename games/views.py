@@ -198,7 +198,11 @@ def match_log(request: HttpRequest, match_id: int) -> HttpResponse:
     page = min(max(page, 1), pages)
     first = (page - 1) * LOG_LINES_PER_PAGE + 1
     lines = selectors.match_log_for(
-        match=match, position=mv.viewer_position, first=first, last=first + LOG_LINES_PER_PAGE - 1
+        match=match,
+        position=mv.viewer_position,
+        first=first,
+        last=first + LOG_LINES_PER_PAGE - 1,
+        seats=mv.seats,
     )
     context = {"match": match, "log": lines, "page": page, "pages": pages, "page_range": range(1, pages + 1)}
     return render(request, "games/match_log.html", context)
@@ -212,7 +216,7 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
         at = int(request.GET.get("at", mv.match.log_length))
     except ValueError:
         at = mv.match.log_length
-    step = selectors.replay_step(match=mv.match, position=mv.viewer_position, seq=at)
+    step = selectors.replay_step(match=mv.match, position=mv.viewer_position, seq=at, seats=mv.seats)
     context = {"match": mv.match, "step": step}
     context.update(analysis_views.replay_context(mv, step.seq if step else None))
     return render(request, "games/match_replay.html", context)
@@ -464,7 +468,10 @@ def _log_part(mv: selectors.MatchView) -> str:
     context = {
         "match": match,
         "log": selectors.match_log_for(
-            match=match, position=mv.viewer_position, first=match.log_length - LOG_LINES_ON_PAGE + 1
+            match=match,
+            position=mv.viewer_position,
+            first=match.log_length - LOG_LINES_ON_PAGE + 1,
+            seats=mv.seats,
         ),
         "log_hidden": max(0, match.log_length - LOG_LINES_ON_PAGE),
     }

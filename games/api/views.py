@@ -264,7 +264,7 @@ class MatchLog(ApiView):
     )
     def get(self, request: Request, match_id: int) -> Response:
         mv = selectors.match_view_for(match_id=match_id, user=request.user)
-        lines = selectors.match_log_for(match=mv.match, position=mv.viewer_position)
+        lines = selectors.match_log_for(match=mv.match, position=mv.viewer_position, seats=mv.seats)
         return Response(s.log_data(mv.match, mv.viewer_position, lines))
 
 

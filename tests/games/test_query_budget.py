@@ -72,6 +72,20 @@ def test_the_match_page_runs_the_same_queries_however_long_the_log(client, start
     assert 'data-testid="whole-log"' in page and "12 earlier lines" in page
 
 
+def test_the_log_names_its_players_from_the_seats_the_page_read_without_joining_them_to_each_line(
+    client, started_match, alice
+):
+    match = play_random(started_match(), moves=6)
+    client.force_login(alice)
+    for name in ("match-detail", "match-log", "match-replay"):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse(name, args=[match.pk]))
+        assert response.status_code == 200
+        lines = [q["sql"] for q in queries if 'FROM "games_move"' in q["sql"]]
+        assert lines and not [sql for sql in lines if "JOIN" in sql], (name, lines)
+        assert "alice" in response.content.decode()
+
+
 def test_a_move_runs_the_same_queries_at_move_3_as_at_move_42(started_match, alice, bob):
     users = {0: alice, 1: bob}
     short = play_random(started_match(), moves=3)
