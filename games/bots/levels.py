@@ -28,18 +28,15 @@ LEVELS: dict[str, Level] = {
     # Hard also ranks four times as many moves at each node below the root. With Wall Go's 2,000 moves a
     # turn, a search that weighs only the best of 24 random replies misjudges the opponent however long
     # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%. In The Wall
-    # (100-300 moves) the width about halves hard's playouts, but that is not why hard falls short there:
-    # ranked at normal's 24, hard ran its full 6,000 playouts a move against normal's 1,500 and won 35% of
-    # 20 (one-round breach); at 96, with the three-round breach, it won 55% of 20. Budgets further apart
-    # per game would not part the levels either: where dice decide much, strength soon stops growing
-    # with playouts. Fixed budgets, two players (bench/bots.py): in The Wall 200 playouts against 15 won
-    # 58% of 12 games; in The Great Wall 200 against 15 won 79% of 12, but 2,300 at width 96 against 200
-    # only 58%. Nor does UCT's exploration term (0.4) let hard's extra playouts choose in The Wall: a
-    # unit's step moves the estimate by a thousandth, so at 1,700 playouts hard visited a turn's 45
-    # best-ranked moves 41 to 47 times each. Tried on a branch, rewards rescaled to the range of each
-    # node's children made hard follow its best few moves: it won 5-0-3 in The Wall (hard@1700 against
-    # normal@950) but 2-0-5 in The Great Wall (hard@2300 against normal@700), whose estimates already
-    # saturate once one side leads. A level's settings hold for every game, so it was left out.
+    # (100-300 moves) the width about halves hard's playouts; older searches won 35-55% of 20 there, and
+    # today's (a teammate is no rival, moves are applied faster) won 80% of 20 in one run.
+    # Budgets further apart would not part the levels in The Great Wall: where dice decide much, strength
+    # soon stops growing with playouts. Fixed budgets, two players (bench/bots.py): 200 playouts against
+    # 15 won 79% of 12 games, but 2,300 at width 96 against 200 only 58%. Tried on a branch, rewards
+    # rescaled to the range of each node's children made hard follow its best few moves: it won 5-0-3 in
+    # The Wall (hard@1700 against normal@950) but 2-0-5 in The Great Wall (hard@2300 against normal@700),
+    # whose estimates already saturate once one side leads. A level's settings hold for every game, so it
+    # was left out.
     "hard": Level("Hard", playouts=6000, seconds=2.8, node_width=96),
 }
 DEFAULT = "normal"
