@@ -84,6 +84,13 @@ def test_the_log_names_its_players_from_the_seats_the_page_read_without_joining_
         lines = [q["sql"] for q in queries if 'FROM "games_move"' in q["sql"]]
         assert lines and not [sql for sql in lines if "JOIN" in sql], (name, lines)
         assert "alice" in response.content.decode()
+    # The lines still name their movers (the header names the viewer anyway, so the page's text cannot
+    # tell): both players of six alternating moves, and the replay's last line its mover.
+    lines = client.get(reverse("match-log", args=[match.pk])).context["log"]
+    assert {line.player for line in lines} == {"alice", "bob"}
+    assert all(line.player == ("alice", "bob")[line.seat] for line in lines)
+    step = client.get(reverse("match-replay", args=[match.pk])).context["step"]
+    assert step.line.player == ("alice", "bob")[step.line.seat]
 
 
 def test_a_move_runs_the_same_queries_at_move_3_as_at_move_42(started_match, alice, bob):
