@@ -1251,7 +1251,8 @@ class Stairways(Engine):
     # 5: so does the classic one.
     # 6: with four players the maze's groups of 4 start in orange's and green's corners of the den, the
     # giant in blue's.
-    rules_version = 6
+    # 7: with four players the classic layout brings the walls b3e, c6n, f2n and f6e, as the maze has them.
+    rules_version = 7
     move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
         **dict.fromkeys(
             (
