@@ -16,6 +16,8 @@ whole middleware stack, a session in the database as a browser has, no sockets, 
 - the same two pages asked for again with the ETag of the copy the browser holds, each a 304;
 - the match page of a new position as the player to move, after the opponent's move (played outside
   the measurement): the board drawn anew, with the legal moves its script offers;
+- the open page's poll of such a position (``GET /matches/{id}/live/``), from a copy of the page that
+  shows the position before: every part it follows comes back, the board and its legal moves included;
 - moves over the API (``POST /api/matches/{id}/moves/``) in a match played back and forth.
 
 Each kind runs under its own profiler after a few unmeasured requests (templates loaded, the cache
@@ -236,8 +238,9 @@ def main() -> int:
         # Games planned beforehand (Wall Go has no chance: the planned position is the server's), so
         # that choosing a move costs the profiled loop nothing.
         movers, games = _planned_games(engine, moves=2 * (args.requests + WARM_UP), label="g")
-        # A page a move, for the timed and the profiled run; a move that ends a match needs one more.
-        lookers, looked_at = _planned_games(engine, moves=3 * (args.requests + WARM_UP), label="h")
+        # A page or poll a move, for the timed and the profiled runs; a move that ends a match needs one
+        # more.
+        lookers, looked_at = _planned_games(engine, moves=6 * (args.requests + WARM_UP), label="h")
         for user in (*movers, *lookers):
             clients[user.pk] = Client()
             made["tokens"][user.pk] = Token.objects.create(user=user).key
@@ -276,6 +279,13 @@ def main() -> int:
             ((match_id, seat),) = new_position
             return check(clients[lookers[seat].pk].get(f"/matches/{match_id}/"))
 
+        def new_position_poll(_: int) -> int:
+            # The open page of the player to move, whose copy shows the position before: every part
+            # it follows has changed (static/js/live.js sends the keys of what it holds).
+            ((match_id, seat),) = new_position
+            stale = {"HTTP_IF_NONE_MATCH": '"before"', "HTTP_X_LIVE_BOARD": "before", "HTTP_X_LIVE_LOG": "0"}
+            return check(clients[lookers[seat].pk].get(f"/matches/{match_id}/live/", **stale))
+
         held: dict[tuple[int, str], str] = {}
 
         def again(user, address: str) -> int:
@@ -301,6 +311,7 @@ def main() -> int:
             Kind("match page (both seats)", match_page),
             Kind("match page, copy held (304)", match_page_again),
             Kind("match page, new position, to move", new_position_page, before=opponent_moves),
+            Kind("poll, new position, to move", new_position_poll, before=opponent_moves),
             Kind("move (API)", move),
         ]
         print(f"Without the profiler, mean per request:\n{'':34} {'time':>11} {'CPU':>11}")
