@@ -328,21 +328,27 @@ def test_with_four_players_in_the_maze_a_monster_waits_in_every_players_quarter(
     assert quarter(layout["giant"]) == "blue"
 
 
-@pytest.mark.parametrize("name", list(layouts.PRESETS))
-@pytest.mark.parametrize("pieces", list(layouts.PIECE_SETS))
-def test_with_four_players_a_hero_sees_only_its_neighbours_and_its_own_stairway(
-    name: str, pieces: str
+SHORT_SIGHT_CASES = [(n, 4, p) for n in layouts.PRESETS for p in layouts.PIECE_SETS] + [
+    (n, 3, "first_game") for n in layouts.PRESETS
+]
+
+
+@pytest.mark.parametrize(("name", "seats", "pieces"), SHORT_SIGHT_CASES)
+def test_a_hero_of_its_own_sees_only_the_squares_next_to_it_and_its_own_stairway(
+    name: str, seats: int, pieces: str
 ) -> None:
     # A hero runs to any treasure in sight. In the classic layout for four each hero saw two squares
     # more toward the den, so any player's first turn could drop one treasure there and lead another
     # player's hero to the monsters, and 35% of 200 games between normal bots ended with every score 0
-    # (16.0% in the maze, where the walls b3e, f2n, f6e and c6n already cut those lines).
-    layout, walls, owner = _owned_preset(name, 4, pieces)
+    # (16.0% in the maze, where the walls b3e, f2n, f6e and c6n already cut those lines). The classic
+    # first game for three was the same (orange's b7 saw b5, d7 and e7): 25% of 100 games.
+    layout, walls, owner = _owned_preset(name, seats, pieces)
+    assert len(owner) == seats
     for hero_square, seat in owner.items():
         steps = board.distances(hero_square, walls)
         seen = {sq for sq in board.SQUARE_SET if board.in_sight(hero_square, sq, walls, False)}
         beyond = {sq for sq in seen if steps[sq] > 1}
-        assert beyond == {layout["stairways"][seat]}, f"{hero_square} also sees {sorted(beyond)}"
+        assert beyond <= {layout["stairways"][seat]}, f"{hero_square} also sees {sorted(beyond)}"
 
 
 @pytest.mark.parametrize(("name", "seats"), PRESET_CASES)

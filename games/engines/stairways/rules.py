@@ -1252,7 +1252,8 @@ class Stairways(Engine):
     # 6: with four players the maze's groups of 4 start in orange's and green's corners of the den, the
     # giant in blue's.
     # 7: with four players the classic layout brings the walls b3e, c6n, f2n and f6e, as the maze has them.
-    rules_version = 7
+    # 8: the classic first game for three brings the walls b5n, c7e, e2e and g3n.
+    rules_version = 8
     move_fields: ClassVar[dict[str, type | tuple[type, ...]]] = {
         **dict.fromkeys(
             (
