@@ -30,14 +30,15 @@ LEVELS: dict[str, Level] = {
     # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%. In The Wall
     # (100-300 moves) the width about halves hard's playouts; older searches won 35-55% of 20 there, and
     # today's (a teammate is no rival, moves are applied faster) won 80% of 20 in one run.
-    # In The Great Wall, where dice decide much, more search buys less. Fixed budgets, two players
-    # (bench/bots.py): 200 playouts against 15 won 79% of 12 games, 2,000 against 600 72.5% of 20, and
-    # 2,300 at width 96 against 200 58% of 12 (the width matters in about one decision in 14, the others
-    # offering at most 24 moves). Timed, hard won 75% of 12, 57.5% of 20 and 70% of 20 against normal:
-    # 66% of the 52 games. Tried on a branch, rewards rescaled to the range of each node's children made
-    # hard follow its best few moves: it won 5-0-3 in The Wall (hard@1700 against normal@950) but 2-0-5
-    # in The Great Wall (hard@2300 against normal@700), whose estimates already saturate once one side
-    # leads. A level's settings hold for every game, so it was left out.
+    # In The Great Wall, where dice decide much, more search buys less than in the other games. Fixed
+    # budgets, two players (bench/bots.py): 200 playouts against 15 won 79% of 12 games, 2,000 against
+    # 600 72.5% of 20, and 2,300 at width 96 against 200 58% of 12. The width seldom matters there: in
+    # five random games one decision in 14 offered more than 24 moves. Timed, hard won 75% of 12, 57.5%
+    # of 20 and 70% of 20 against normal: 66% of the 52 games. Tried on a branch, rewards rescaled to the
+    # range of each node's children made hard follow its best few moves: it won 5-0-3 in The Wall
+    # (hard@1700 against normal@950) but 2-0-5 in The Great Wall (hard@2300 against normal@700), whose
+    # estimates already saturate once one side leads. A level's settings hold for every game, so it was
+    # left out.
     "hard": Level("Hard", playouts=6000, seconds=2.8, node_width=96),
 }
 DEFAULT = "normal"
