@@ -86,7 +86,16 @@ class MatchCreateForm(ClockForm):
         help_text="Seats the computer takes at once; the others wait for players to join.",
     )
     bot_level = forms.ChoiceField(
-        label="Computer strength", choices=bots.kinds, initial=bots.DEFAULT, required=False
+        label="Computer strength",
+        choices=bots.kinds,
+        initial=bots.DEFAULT,
+        required=False,
+        # The bounds are the levels' time limits rounded up (games/bots/levels.py); a test holds them.
+        help_text=(
+            "Random moves: any legal move, picked at random. Easy, normal and hard look ahead, for up "
+            "to a fifth of a second, one second and three seconds a move; hard also weighs more of "
+            "the opponents' replies."
+        ),
     )
     name = forms.CharField(
         max_length=80,

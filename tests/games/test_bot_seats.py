@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from games import services
 from games.bots import RandomBot, SearchBot, bot_for
+from games.bots.levels import LEVELS
 from games.errors import ServiceError
 from games.models import Match, Move, Notification, Seat, Turn
 from games.services import playing
@@ -112,6 +113,17 @@ def test_the_form_offers_computer_opponents_and_strengths(client, alice):
     assert "Computer opponents" in page and "Computer strength" in page
     for label in ("Random moves", "Easy", "Normal", "Hard"):
         assert f">{label}</option>" in page
+    assert "up to a fifth of a second, one second and three seconds a move" in page
+
+
+def test_the_strengths_help_text_bounds_each_levels_thinking_time():
+    # The form tells players how long each level thinks: a level given more time must change the text.
+    said = {"easy": 0.2, "normal": 1.0, "hard": 3.0}
+    for kind, bound in said.items():
+        level = LEVELS[kind]
+        assert level.seconds is not None and level.seconds <= bound, kind
+    assert LEVELS["hard"].node_width > LEVELS["normal"].node_width  # "weighs more of the opponents' replies"
+    assert set(LEVELS) == {"random", *said}
 
 
 @pytest.mark.parametrize(
