@@ -325,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
         if level.seconds:
             print(
                 f"  {kind}: {level.playouts} playouts or {level.seconds:g} s a move, whichever comes first; "
-                f"{level.node_width} moves ranked when a node below the root widens"
+                f"{level.node_width} moves ranked when a node below the root widens; "
+                f"at the root, {level.root_width} of its own"
             )
     if args.playouts:
         print()

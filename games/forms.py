@@ -93,8 +93,9 @@ class MatchCreateForm(ClockForm):
         # The bounds are the levels' time limits rounded up (games/bots/levels.py); a test holds them.
         help_text=(
             "Random moves: any legal move, picked at random. Easy, normal and hard look ahead, for up "
-            "to a fifth of a second, one second and three seconds a move; hard also weighs more of "
-            "the opponents' replies."
+            "to a fifth of a second, one second and three seconds a move. Easy weighs only two dozen "
+            "of its own moves, drawn at random, so it misses some good ones; hard weighs more of the "
+            "opponents' replies."
         ),
     )
     name = forms.CharField(

@@ -128,7 +128,8 @@ class MatchCreateSerializer(StrictSerializer):
         required=False,
         default=bots.DEFAULT,
         help_text="How the computer opponents play: `random` moves, or the search bot at `easy`, "
-        "`normal` or `hard` (more playouts and more thinking time).",
+        "`normal` or `hard` (more playouts and more thinking time; easy weighs only two dozen of its "
+        "own moves, drawn at random).",
     )
     options = serializers.DictField(
         child=TextField(max_length=MAX_TEXT_OPTION),

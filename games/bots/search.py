@@ -21,9 +21,9 @@ One tree is grown for the bot's seat (the observer). Every iteration:
 3. **Widen.** Wall Go offers about 2,000 moves a turn, far more than a second of playouts can try, so a
    node considers only its first ``k = widen_base + widen_scale * visits ** widen_power`` candidates
    (progressive widening). Candidates come in order of promise: with an engine ``evaluate`` hook, each is
-   applied and its evaluation ranks it (all of the root's moves, up to ``root_width``; a random sample of
-   ``node_width`` moves deeper down, sampled again when the node wants more); without the hook, in random
-   order.
+   applied and its evaluation ranks it (the root's moves, up to ``root_width`` of them drawn at random; a
+   random sample of ``node_width`` moves deeper down, sampled again when the node wants more); without
+   the hook, in random order.
 4. **Evaluate.** With ``evaluate``: a few random moves (``rollout_depth``, 0 by default), then the hook's
    estimated scores. Without: random moves to the end of the game and its ``outcome``.
 5. **Back up** the reward of every seat through the path.
@@ -56,6 +56,7 @@ CHANCE = -1  # the "actor" of a tree edge that is a chance outcome, not a move
 CHANCE_REPEATS = 3
 MARGIN_WEIGHT = 0.1  # share of the reward that is the score's place in the range rather than wins
 NODE_WIDTH = 24  # moves ranked when a node below the root widens, unless a level asks for more
+ROOT_WIDTH = 3_000  # of the observer's own moves, how many the root ranks, unless a level asks for fewer
 
 
 def _reward(scores: list[float], *, soft: bool, teams: list[list[int]] | None = None) -> list[float]:
@@ -154,7 +155,7 @@ class SearchBot:
         widen_base: float = 3.0,
         widen_scale: float = 1.0,
         widen_power: float = 0.5,
-        root_width: int = 3_000,
+        root_width: int = ROOT_WIDTH,
         node_width: int = NODE_WIDTH,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:

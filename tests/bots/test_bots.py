@@ -15,7 +15,17 @@ from typing import Any
 
 import pytest
 
-from games.bots import DEFAULT, LEVELS, NoLegalMove, RandomBot, SearchBot, UnknownBot, bot_for, kinds
+from games.bots import (
+    DEFAULT,
+    LEVELS,
+    NoLegalMove,
+    RandomBot,
+    SearchBot,
+    UnknownBot,
+    bench_bot,
+    bot_for,
+    kinds,
+)
 from games.bots.search import CHANCE_REPEATS, _Node, _reward, _Search
 from games.engines import registry
 from games.engines.base import Engine, Event, Move, State
@@ -360,6 +370,50 @@ def test_a_teammate_is_no_rival_so_both_sides_of_a_two_against_one_game_play_for
     assert estimate[0] == estimate[2] and estimate[0] + estimate[1] == pytest.approx(1.0)
 
 
+class OneInAHundred(Engine):
+    """Seat 0 names a number from 0 to 99 and wins if it is 99; the estimate shows which one wins."""
+
+    slug = "oneinahundred"
+    title = "One in a hundred (test game)"
+    min_players = max_players = 2
+
+    def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
+        return {"named": None}
+
+    def actors(self, state: State) -> frozenset[int]:
+        return frozenset({0}) if state["named"] is None else frozenset()
+
+    def chance_pending(self, state: State) -> bool:
+        return False
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        return [{"name": n} for n in range(100)] if seat == 0 and state["named"] is None else []
+
+    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return {"named": move["name"]}, []
+
+    def outcome(self, state: State) -> list[float] | None:
+        return None if state["named"] is None else [float(state["named"] == 99), 0.5]
+
+    def evaluate(self, state: State) -> list[float]:
+        return self.outcome(state) or [0.5, 0.5]
+
+
+def test_easy_ranks_only_two_dozen_of_its_own_moves_so_it_misses_what_normal_finds() -> None:
+    # With the same budget, the level's root width alone decides whether the winning move is ever tried.
+    engine = OneInAHundred()
+    state = engine.new_state(seats=2, options={}, rng=random.Random(0))
+    found = {
+        kind: sum(
+            bench_bot(f"{kind}@60").choose(engine, state, 0, random.Random(n)) == {"name": 99}
+            for n in range(20)
+        )
+        for kind in ("easy", "normal")
+    }
+    assert found["normal"] == 20
+    assert 0 < found["easy"] < 12, found  # about a quarter: 24 of the 100 moves
+
+
 # --- levels ---------------------------------------------------------------------------------------------
 def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
     assert list(LEVELS) == ["random", "easy", "normal", "hard"] and DEFAULT == "normal"
@@ -369,10 +423,12 @@ def test_levels_name_a_random_bot_and_search_bots_of_growing_strength() -> None:
     # Compared apart from the budgets, which a tuple's order would let decide alone.
     widths = [LEVELS[k].node_width for k in ("easy", "normal", "hard")]
     assert widths == sorted(widths) and widths[-1] > widths[1]
+    roots = [LEVELS[k].root_width for k in ("easy", "normal", "hard")]
+    assert roots == sorted(roots) and roots[0] < roots[1]
     for kind in ("easy", "normal", "hard"):
         bot = bot_for(kind)
         assert isinstance(bot, SearchBot) and bot.kind == kind
-        assert bot.node_width == LEVELS[kind].node_width
+        assert (bot.node_width, bot.root_width) == (LEVELS[kind].node_width, LEVELS[kind].root_width)
         assert bot.seconds is not None and bot.seconds < 3  # a worker never waits long on one move
     assert [kind for kind, _ in kinds()] == list(LEVELS)
 

@@ -57,6 +57,8 @@ def test_a_fixed_budget_side_is_its_level_search_with_that_many_playouts_and_no_
     bot = bots.bench_bot("hard@1600")
     assert (bot.playouts, bot.seconds, bot.node_width) == (1600, None, bots.LEVELS["hard"].node_width)
     assert bot.kind == "hard@1600"  # its moves never count as the timed level's
+    easy = bots.bench_bot("easy@60")
+    assert (easy.playouts, easy.root_width) == (60, bots.LEVELS["easy"].root_width)
     assert bots.bench_bot("normal").seconds == bots.LEVELS["normal"].seconds
     with pytest.raises(ValueError, match="random@9"):
         bots.bench_bot("random@9")  # the random bot has no search to budget

@@ -114,6 +114,7 @@ def test_the_form_offers_computer_opponents_and_strengths(client, alice):
     for label in ("Random moves", "Easy", "Normal", "Hard"):
         assert f">{label}</option>" in page
     assert "up to a fifth of a second, one second and three seconds a move" in page
+    assert "Easy weighs only two dozen of its own moves" in page
 
 
 def test_the_strengths_help_text_bounds_each_levels_thinking_time():
@@ -123,6 +124,7 @@ def test_the_strengths_help_text_bounds_each_levels_thinking_time():
         level = LEVELS[kind]
         assert level.seconds is not None and level.seconds <= bound, kind
     assert LEVELS["hard"].node_width > LEVELS["normal"].node_width  # "weighs more of the opponents' replies"
+    assert LEVELS["easy"].root_width <= 24 < LEVELS["normal"].root_width  # "only two dozen of its own moves"
     assert set(LEVELS) == {"random", *said}
 
 
