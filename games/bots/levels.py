@@ -40,8 +40,10 @@ LEVELS: dict[str, Level] = {
     # today's (a teammate is no rival, moves are applied faster) won 80% of 20 in one run.
     # In Walls and Stairways (two players, the first game's pieces), at fixed budgets, more playouts at
     # normal's width bought nothing (1,500 against 375 won 40% of 20 games) and the width did (736
-    # each, 96 against 24, won 77.5% of 20); yet timed, on a slow machine (hard 736 playouts a move,
-    # normal 368), hard won only 37.5% of 20: the levels do not part there yet.
+    # each, 96 against 24, won 77.5% of 20). There a playout at hard's width costs about 2.6 times one at
+    # normal's, so timed, hard searches only about twice as far: it won 37.5% of 20 on a slow machine
+    # (736 playouts a move against 368; the same budgets, fixed, won 57.5% of those deals) and 60% of 20
+    # on a faster one (1,513 against 720). The levels part there, less than in the other games.
     # In The Great Wall, where dice decide much, more search buys less than in the other games. Fixed
     # budgets, two players (bench/bots.py): 200 playouts against 15 won 79% of 12 games, 2,000 against
     # 600 72.5% of 20, and 2,300 at width 96 against 200 58% of 12. The width seldom matters there: in
