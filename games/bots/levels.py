@@ -75,9 +75,14 @@ def bot_for(kind: str) -> Bot:
         raise UnknownBot(f"There is no computer opponent called {kind!r}; choose one of {known}.") from None
     if level.playouts is None and level.seconds is None:
         return RandomBot()
+    return _search(level, kind=kind, playouts=level.playouts, seconds=level.seconds)
+
+
+def _search(level: Level, *, kind: str, playouts: int | None, seconds: float | None) -> SearchBot:
+    """The level's search with these limits: every other setting comes from the level, in one place."""
     return SearchBot(
-        playouts=level.playouts,
-        seconds=level.seconds,
+        playouts=playouts,
+        seconds=seconds,
         node_width=level.node_width,
         root_width=level.root_width,
         kind=kind,
@@ -107,5 +112,4 @@ def bench_bot(name: str) -> Bot:
     kind, budget = side
     if budget is None:
         return bot_for(kind)
-    level = LEVELS[kind]
-    return SearchBot(playouts=budget, node_width=level.node_width, root_width=level.root_width, kind=name)
+    return _search(LEVELS[kind], kind=name, playouts=budget, seconds=None)
