@@ -52,6 +52,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from games.bots import LEVELS, SearchBot, bench_bot, bench_side  # noqa: E402
+from games.bots.search import NODE_WIDTH, WIDE_VISITS  # noqa: E402
 from games.engines import registry  # noqa: E402
 from games.engines.base import Engine  # noqa: E402
 
@@ -323,10 +324,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Python {sys.version.split()[0]}, seed {args.seed!r}, {args.games} games a matchup, {_load()}")
     for kind, level in LEVELS.items():
         if level.seconds:
+            ranked = f"{level.node_width} moves ranked when a node below the root widens"
+            if level.node_width > NODE_WIDTH:
+                ranked = (
+                    f"{NODE_WIDTH} moves ranked when a node below the root widens, "
+                    f"{level.node_width} more once it has been visited {WIDE_VISITS} times"
+                )
             print(
                 f"  {kind}: {level.playouts} playouts or {level.seconds:g} s a move, whichever comes first; "
-                f"{level.node_width} moves ranked when a node below the root widens; "
-                f"at the root, {level.root_width} of its own"
+                f"{ranked}; at the root, {level.root_width} of its own"
             )
     if args.playouts:
         print()

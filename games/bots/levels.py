@@ -14,7 +14,8 @@ class Level:
     # None for the random bot; otherwise the search stops at whichever of the two runs out first.
     playouts: int | None = None
     seconds: float | None = None
-    # How many of a node's moves the search ranks when it widens below the root (SearchBot.node_width).
+    # How many of a node's moves the search ranks when it widens below the root (SearchBot.node_width);
+    # wider than NODE_WIDTH, that many more once it has come back to the node WIDE_VISITS times.
     node_width: int = NODE_WIDTH
     # How many of its own moves, drawn at random, the search ranks at the root; it looks at others only
     # once it has tried all of those.
@@ -33,17 +34,19 @@ LEVELS: dict[str, Level] = {
     # and 85.0% and 78.8% against this one.
     "easy": Level("Easy", playouts=60, seconds=0.18, root_width=24),
     "normal": Level("Normal", playouts=1500, seconds=0.75),
-    # Hard also ranks four times as many moves at each node below the root. With Wall Go's 2,000 moves a
-    # turn, a search that weighs only the best of 24 random replies misjudges the opponent however long
-    # it runs: at normal's width hard won 37.5% of 20 games against normal, at 96 it won 80%. In The Wall
-    # (100-300 moves) the width about halves hard's playouts; older searches won 35-55% of 20 there, and
-    # today's (a teammate is no rival, moves are applied faster) won 80% of 20 in one run.
+    # Hard also ranks four times as many moves at a node below the root, once the search has come back
+    # to it a few times. With Wall Go's 2,000 moves a turn, a search that weighs only the best of 24
+    # random replies misjudges the opponent however long it runs: at normal's width hard won 37.5% of 20
+    # games against normal, at 96 it won 80%. In The Wall (100-300 moves) the width about halved hard's
+    # playouts; older searches won 35-55% of 20 there, and today's (a teammate is no rival, moves are
+    # applied faster) won 80% of 20 in one run.
     # In Walls and Stairways (two players, the first game's pieces), at fixed budgets, more playouts at
     # normal's width bought nothing (1,500 against 375 won 40% of 20 games) and the width did (736
-    # each, 96 against 24, won 77.5% of 20). There a playout at hard's width costs about 2.6 times one at
-    # normal's, so timed, hard searches only about twice as far: it won 37.5% of 20 on a slow machine
-    # (736 playouts a move against 368; the same budgets, fixed, won 57.5% of those deals) and 60% of 20
-    # on a faster one (1,513 against 720). The levels part there, less than in the other games.
+    # each, 96 against 24, won 77.5% of 20). Ranking 96 at every node the search reached made a playout
+    # cost 2.6 times one at 24, so timed, hard searched only twice as far as normal and won 60% of 20
+    # (37.5% on a slower machine). Ranked only where the search comes back, a playout costs about what
+    # normal's does: on the same deals hard won 72.5% of 20 (2,272 playouts a move against 791), in
+    # Wall Go 85.0% of 20 (72.5% before), and in The Wall and The Great Wall 80% and 85% of 10.
     # In The Great Wall, where dice decide much, more search buys less than in the other games. Fixed
     # budgets, two players (bench/bots.py): 200 playouts against 15 won 79% of 12 games, 2,000 against
     # 600 72.5% of 20, and 2,300 at width 96 against 200 58% of 12. The width seldom matters there: in

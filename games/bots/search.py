@@ -22,8 +22,10 @@ One tree is grown for the bot's seat (the observer). Every iteration:
    node considers only its first ``k = widen_base + widen_scale * visits ** widen_power`` candidates
    (progressive widening). Candidates come in order of promise: with an engine ``evaluate`` hook, each is
    applied and its evaluation ranks it (the root's moves, up to ``root_width`` of them drawn at random; a
-   random sample of ``node_width`` moves deeper down, sampled again when the node wants more); without
-   the hook, in random order.
+   random sample of ``NODE_WIDTH`` moves deeper down, sampled again when the node wants more); without
+   the hook, in random order. A level with a wider ``node_width`` ranks that many more at a node once the
+   node has been visited ``WIDE_VISITS`` times: the search comes back to such a node, so a better
+   candidate there pays, while ranking that many at every node it reaches would cost most of its time.
 4. **Evaluate.** With ``evaluate``: a few random moves (``rollout_depth``, 0 by default), then the hook's
    estimated scores. Without: random moves to the end of the game and its ``outcome``.
 5. **Back up** the reward of every seat through the path.
@@ -41,7 +43,6 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 from games.bots.base import own_moves, side_of
 from games.engines.base import Engine, Move, State
@@ -55,8 +56,13 @@ CHANCE = -1  # the "actor" of a tree edge that is a chance outcome, not a move
 # spring draws have some 66), The Wall 60% of 20, Wildlings at the Wall 44% of 48 at 3 players.
 CHANCE_REPEATS = 3
 MARGIN_WEIGHT = 0.1  # share of the reward that is the score's place in the range rather than wins
-NODE_WIDTH = 24  # moves ranked when a node below the root widens, unless a level asks for more
+NODE_WIDTH = 24  # moves ranked when a node below the root first widens
+# Visits after which a node ranks a wider level's sample of ``node_width`` more moves. In Walls and
+# Stairways ranking 96 at every node made a playout cost 2.6 times one at 24.
+WIDE_VISITS = 16
 ROOT_WIDTH = 3_000  # of the observer's own moves, how many the root ranks, unless a level asks for fewer
+
+Candidate = tuple[float, int, str, Move]  # a move ranked at a node: its value, actor, key and the move
 
 
 def _reward(scores: list[float], *, soft: bool, teams: list[list[int]] | None = None) -> list[float]:
@@ -110,6 +116,7 @@ class _Node:
         "totals",
         "uniform",
         "visits",
+        "widened",
     )
 
     def __init__(self, actor: int | None = None, key: str = "", move: Move | None = None) -> None:
@@ -122,8 +129,8 @@ class _Node:
         # seats a state has.
         self.totals: list[float] = []
         self.children: dict[tuple[int, str], _Node] = {}
-        # Candidates in order of promise, and the keys already in that list.
-        self.candidates: list[tuple[int, str, Move]] = []
+        # Candidates best first, and the keys already in that list.
+        self.candidates: list[Candidate] = []
         self.offered: set[tuple[int, str]] = set()
         # How often each chance outcome told to every seat has come up here without a branch of its own.
         self.seen: dict[str, int] = {}
@@ -134,6 +141,7 @@ class _Node:
         self.legal_keys: set[str] | None = None
         # False once two visits saw different positions; then each visit checks its children's legality.
         self.uniform = True
+        self.widened = False  # whether a wide sample (SearchBot.node_width) has been ranked here
 
     def mean(self, seat: int) -> float:
         if not self.visits or seat >= len(self.totals):
@@ -210,7 +218,7 @@ class _Search:
         # The observer's own moves are the same in every sample; the root never needs to check them.
         root.legal = moves
         root.candidates = self._rank(first, self.seat, moves, bot.root_width, root=True)
-        root.offered = {(self.seat, key) for _, key, _ in root.candidates}
+        root.offered = {(self.seat, key) for _, _, key, _ in root.candidates}
         sample = first
         searching = bot.clock()
         while not self._spent():
@@ -223,7 +231,7 @@ class _Search:
                 break
             sample = self.engine.sample_hidden(real, self.seat, self.rng)
         if not root.children:
-            return root.candidates[0][2]
+            return root.candidates[0][3]
         best = max(root.children.values(), key=lambda c: (c.visits, c.mean(self.seat)))
         return best.move  # type: ignore[return-value]
 
@@ -373,40 +381,50 @@ class _Search:
 
     def _next_candidate(self, node: _Node, state: State, actor: int) -> tuple[str, Move] | None:
         """The most promising candidate not yet a child and legal here; more are drawn when needed."""
+        wide = self.bot.node_width
+        if wide > NODE_WIDTH and not node.widened and node.visits >= WIDE_VISITS:
+            node.widened = True
+            self._offer(node, state, actor, wide)
         for _ in range(3):
-            for who, key, move in node.candidates:
+            for _, who, key, move in node.candidates:
                 if who == actor and (actor, key) not in node.children and self._available(node, actor, key):
                     return key, move
             left = len(node.legal) - len(node.offered)
             if left <= 0 and node.uniform:
                 return None
-            width = self.bot.node_width
-            if left > 2 * width:
-                # Plenty left: draw a few and drop the ones already offered, rather than naming all
-                # of Wall Go's 2,000 moves to find the unoffered ones.
-                drawn = self.rng.sample(node.legal, width)
-                fresh = [m for m in drawn if (actor, repr(m)) not in node.offered]
-            else:
-                fresh = [m for m in node.legal if (actor, repr(m)) not in node.offered]
-            if not fresh:
-                continue
-            ranked = self._rank(state, actor, fresh, width, root=False)
-            node.candidates.extend(ranked)
-            node.offered.update((actor, key) for _, key, _ in ranked)
+            self._offer(node, state, actor, wide if node.widened else min(wide, NODE_WIDTH))
         return None
+
+    def _offer(self, node: _Node, state: State, actor: int, width: int) -> None:
+        """Rank up to ``width`` moves not yet offered here, drawn at random, among the node's candidates."""
+        if len(node.legal) - len(node.offered) > 2 * width:
+            # Plenty left: draw a few and drop the ones already offered, rather than naming all of Wall
+            # Go's 2,000 moves to find the unoffered ones.
+            drawn = self.rng.sample(node.legal, width)
+            fresh = [m for m in drawn if (actor, repr(m)) not in node.offered]
+        else:
+            fresh = [m for m in node.legal if (actor, repr(m)) not in node.offered]
+        if not fresh:
+            return
+        ranked = self._rank(state, actor, fresh, width, root=False)
+        node.offered.update((actor, key) for _, _, key, _ in ranked)
+        # A stable sort: the new ones go among the old by value, ties after the old.
+        node.candidates = sorted(node.candidates + ranked, key=lambda item: -item[0])
 
     def _any_move(self, node: _Node) -> tuple[str, Move]:
         move = self.rng.choice(node.legal)
         return repr(move), move
 
-    def _rank(self, state: State, actor: int, moves: list[Move], width: int, *, root: bool) -> list[Any]:
+    def _rank(
+        self, state: State, actor: int, moves: list[Move], width: int, *, root: bool
+    ) -> list[Candidate]:
         """``moves`` (at most ``width`` of them, drawn at random) best first for ``actor``."""
         pool = list(moves)
         self.rng.shuffle(pool)  # random order among equals, and a random subset when cut below
         pool = pool[:width]
         if self.evaluate is None:
-            return [(actor, repr(m), m) for m in pool]
-        scored = []
+            return [(0.0, actor, repr(m), m) for m in pool]
+        scored: list[Candidate] = []
         # At the root the ranking may use up to a third of the time limit; the rest keep random order.
         limit = None
         if root and self.deadline is not None:
@@ -420,7 +438,7 @@ class _Search:
             scored.append((value, actor, repr(move), move))
         # A stable sort keeps the shuffled order among moves of equal value.
         scored.sort(key=lambda item: -item[0])
-        return [(who, key, move) for _, who, key, move in scored]
+        return scored
 
     # --- leaves -------------------------------------------------------------------------------------
     def _settle_chance(self, state: State, told: list[str] | None = None) -> State:

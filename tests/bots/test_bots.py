@@ -7,6 +7,7 @@ repeatable from its seed, plays the same move whatever the hidden cards are, and
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -412,6 +413,87 @@ def test_easy_ranks_only_two_dozen_of_its_own_moves_so_it_misses_what_normal_fin
     }
     assert found["normal"] == 20
     assert 0 < found["easy"] < 12, found  # about a quarter: 24 of the 100 moves
+
+
+class HiddenRefutation(Engine):
+    """Seat 0 settles for a draw or goes for a win; seat 1 then has 100 replies, and only the last one
+    beats the attempt. Finding it takes ranking more than two dozen of seat 1's replies."""
+
+    slug = "hiddenrefutation"
+    title = "Hidden refutation (test game)"
+    min_players = max_players = 2
+
+    def new_state(self, *, seats: int, options: dict[str, str], rng: random.Random) -> State:
+        return {"plan": None, "reply": None}
+
+    def actors(self, state: State) -> frozenset[int]:
+        if state["plan"] is None:
+            return frozenset({0})
+        return frozenset({1}) if state["plan"] == "win" and state["reply"] is None else frozenset()
+
+    def chance_pending(self, state: State) -> bool:
+        return False
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        if seat not in self.actors(state):
+            return []
+        return [{"plan": "draw"}, {"plan": "win"}] if seat == 0 else [{"reply": n} for n in range(100)]
+
+    def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return {**state, **move}, []
+
+    def outcome(self, state: State) -> list[float] | None:
+        if state["plan"] == "draw":
+            return [1.0, 1.0]
+        if state["reply"] is None:
+            return None
+        return [0.0, 1.0] if state["reply"] == 99 else [1.0, 0.0]
+
+    def evaluate(self, state: State) -> list[float]:
+        return self.outcome(state) or [0.5, 0.5]
+
+
+def test_hard_ranks_more_replies_where_the_search_comes_back_so_it_finds_a_hidden_refutation() -> None:
+    # The same budget: normal ranks two dozen of seat 1's replies and mostly goes for the refuted win;
+    # hard ranks its wide sample once the search has come back to that node a few times, and draws.
+    engine = HiddenRefutation()
+    state = engine.new_state(seats=2, options={}, rng=random.Random(0))
+    drawn = {
+        kind: sum(
+            bench_bot(f"{kind}@300").choose(engine, state, 0, random.Random(n)) == {"plan": "draw"}
+            for n in range(20)
+        )
+        for kind in ("normal", "hard")
+    }
+    assert drawn["hard"] >= 19, drawn
+    assert drawn["normal"] <= 10, drawn  # about a quarter: the refutation among 24 of the 100
+
+
+class CountingEvaluations:
+    """An engine whose ``evaluate`` calls are counted; everything else is the wrapped engine's."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def evaluate(self, state: State) -> list[float]:
+        self.calls += 1
+        return self.engine.evaluate(state)  # type: ignore[attr-defined]
+
+
+def test_hard_ranks_its_wide_sample_only_where_the_search_comes_back_so_it_costs_about_normals() -> None:
+    # Ranking 96 replies at every node the search reached took twice normal's evaluations here.
+    engine = registry.get_engine("wallgo")
+    calls = {}
+    for kind in ("normal", "hard"):
+        counting = CountingEvaluations(engine)
+        for state, seat in itertools.islice(positions(engine, 2, "wide", every=6), 5):
+            bench_bot(f"{kind}@200").choose(counting, state, seat, random.Random(0))  # type: ignore[arg-type]
+        calls[kind] = counting.calls
+    assert calls["normal"] < calls["hard"] < 1.5 * calls["normal"], calls
 
 
 # --- levels ---------------------------------------------------------------------------------------------
